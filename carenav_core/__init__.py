@@ -1,0 +1,1 @@
+"""CareNav core: Medicare PFS valuation evidence, rule-text retrieval, chat and the WA screener."""

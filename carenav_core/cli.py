@@ -1,0 +1,35 @@
+"""`carenav` command line. Each feature module registers its own subcommand in COMMANDS."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from carenav_core.errors import CareNavError
+from carenav_core.settings import Settings
+
+# module path -> that module defines `register(subparsers)`; each parser sets `func(args, settings) -> int`.
+COMMANDS = (
+    "carenav_core.pfs.commands",        # build, value
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="carenav", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args, Settings()) or 0)
+    except CareNavError as exc:
+        print(f"carenav {args.command}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,69 @@
+"""Detect HCPCS/CPT codes and code families named in free text. Pure: no database, no model."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from carenav_core.codes.families import Family, load_families
+
+# HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T).
+_CODE = re.compile(r"(?<![A-Za-z0-9.$,])([A-Va-v]\d{4}|\d{4}[FfTtUu]|\d{5})(?![A-Za-z0-9]|[.,]\d)")
+# Spans that hold numbers but never codes: FR citations ("89 FR 97710"), dollar amounts,
+# numbers with thousands separators or decimals, and HCPCS-looking pieces of URLs.
+_NOT_CODES = re.compile(
+    r"\d+\s*F\.?\s?R\.?\s*\d[\d,]*"         # 89 FR 97710, 89 F.R. 97,710
+    r"|\$\s*\d[\d,]*(?:\.\d+)?"             # $17,100.00, $ 32
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"        # 19,090
+    r"|\d+\.\d+"                            # 33.4009
+    r"|https?://\S+",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Detection:
+    """What a text names: `codes` (explicit codes plus members of named families, sorted, unique),
+    `families` (family keys), `explicit` (codes written out in the text)."""
+    codes: tuple[str, ...]
+    families: tuple[str, ...]
+    explicit: tuple[str, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.codes
+
+
+@lru_cache(maxsize=4)
+def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[str, str], dict[str, str]]:
+    by_synonym = {}
+    for family in families:
+        for synonym in family.synonyms:
+            by_synonym[_normal(synonym)] = family.key
+    alternatives = sorted(by_synonym, key=len, reverse=True)
+    parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s)) for s in alternatives]
+    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(parts) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+    by_code = {code: family.key for family in families for code in family.codes}
+    return pattern, by_synonym, by_code
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.split(r"[\s\-]+", text.lower()))
+
+
+def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
+    """Codes and families named in `text`.
+
+    >>> detect("How is G0556 valued vs 99490?").explicit
+    ('99490', 'G0556')
+    >>> detect("See 89 FR 97710; it pays $17,100.").codes
+    ()
+    """
+    families = load_families() if families is None else families
+    pattern, by_synonym, by_code = _family_index(families)
+    cleaned = _NOT_CODES.sub(lambda m: " " * len(m.group(0)), text)
+    explicit = {m.group(1).upper() for m in _CODE.finditer(cleaned)}
+    named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
+    named |= {by_code[c] for c in explicit if c in by_code}
+    members = {c for f in families if f.key in named for c in f.codes}
+    return Detection(codes=tuple(sorted(explicit | members)), families=tuple(sorted(named)),
+                     explicit=tuple(sorted(explicit)))

@@ -1,0 +1,69 @@
+"""The code-family registry, read from data/families.toml and validated."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from carenav_core.errors import ConfigError
+from carenav_core.settings import PROJECT_ROOT
+
+FAMILIES_FILE = PROJECT_ROOT / "data" / "families.toml"
+CODE_PATTERN = re.compile(r"^(?:[A-Z]\d{4}|\d{4}[A-Z0-9])$")
+
+
+class _FamilyEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="Display name of the family.")
+    synonyms: list[str] = Field(min_length=1, description="Names matched in questions.")
+    codes: list[str] = Field(min_length=1, description="Member HCPCS/CPT codes.")
+    reference: str = Field(pattern=r"^https://", description="Address of the text defining the family.")
+
+    @field_validator("codes")
+    @classmethod
+    def _codes_are_codes(cls, codes: list[str]) -> list[str]:
+        bad = [c for c in codes if not CODE_PATTERN.match(c)]
+        if bad:
+            raise ValueError(f"not HCPCS/CPT codes: {bad}")
+        if len(set(codes)) != len(codes):
+            raise ValueError("duplicate member code")
+        return codes
+
+
+@dataclass(frozen=True, kw_only=True)
+class Family:
+    key: str
+    name: str
+    synonyms: tuple[str, ...]
+    codes: tuple[str, ...]
+    reference: str
+
+
+def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
+    """Parse and validate a family registry; raises ConfigError naming the family and field."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    unknown = set(raw) - {"family"}
+    if unknown:
+        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [family.*]")
+    families = []
+    for key, entry in raw.get("family", {}).items():
+        try:
+            parsed = _FamilyEntry.model_validate(entry)
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: family {key}: {exc}") from exc
+        families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
+                               codes=tuple(parsed.codes), reference=parsed.reference))
+    return tuple(families)
+
+
+@lru_cache(maxsize=4)
+def load_families(path: Path = FAMILIES_FILE) -> tuple[Family, ...]:
+    """The registry shipped in data/families.toml."""
+    return parse_families(path.read_text(encoding="utf-8"), source=str(path))

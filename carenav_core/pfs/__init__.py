@@ -1,0 +1,1 @@
+"""Physician Fee Schedule: sources, parsing, the DuckDB build, rule metadata and valuation."""

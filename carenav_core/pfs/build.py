@@ -1,0 +1,164 @@
+"""Build data/carenav.duckdb from the CMS releases, atomically.
+
+The database is written to a temporary file and renamed into place only when every release parsed,
+so readers never see a half-built file and a failed build leaves the previous database serving.
+Releases whose PPRRVU sha256 is unchanged are copied from the previous database instead of re-parsed.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from carenav_core.pfs.parse import FIELDS, NUMERIC, ParsedFile, parse_addendum_b, parse_pprrvu
+from carenav_core.pfs.rules import load_rules
+from carenav_core.pfs.sources import FetchedFile, fetch_addendum, fetch_release, load_catalog
+from carenav_core.progress import Progress, silent
+from carenav_core.settings import Settings
+
+SCHEMA_VERSION = "2"
+log = logging.getLogger(__name__)
+_RVU_COLUMNS = ", ".join(f"{f} DECIMAL(18,6)" if f in NUMERIC else f"{f} VARCHAR" for f in FIELDS)
+SCHEMA = f"""
+CREATE TABLE releases (release_id VARCHAR PRIMARY KEY, cy INTEGER, quarter VARCHAR, effective DATE,
+    url VARCHAR, source_file VARCHAR, sha256 VARCHAR, row_count INTEGER, reused BOOLEAN);
+CREATE TABLE rvu (release_id VARCHAR, cy INTEGER, effective DATE, {_RVU_COLUMNS},
+    source_file VARCHAR, sha256 VARCHAR);
+CREATE TABLE proposed_rules (rule_id VARCHAR PRIMARY KEY, cy INTEGER, source_file VARCHAR, sha256 VARCHAR,
+    row_count INTEGER);
+CREATE TABLE proposed_rvu (rule_id VARCHAR, cy INTEGER, {_RVU_COLUMNS}, source_file VARCHAR, sha256 VARCHAR);
+CREATE TABLE build_info (key VARCHAR PRIMARY KEY, value VARCHAR);
+"""
+# For each CY, valuation uses that year's latest release (by effective date).
+CURRENT = """
+CREATE TABLE current_rvu AS
+SELECT r.* FROM rvu r JOIN (SELECT cy, arg_max(release_id, effective) AS release_id FROM releases GROUP BY cy) l
+  USING (cy, release_id) ORDER BY hcpcs, mod, cy;
+CREATE TABLE proposed_sorted AS SELECT * FROM proposed_rvu ORDER BY hcpcs, mod;
+DROP TABLE proposed_rvu;
+ALTER TABLE proposed_sorted RENAME TO proposed_rvu;
+"""
+# Sorted by code so DuckDB's zone maps skip all but one row group per looked-up code.
+
+
+@dataclass(kw_only=True)
+class BuildReport:
+    path: Path
+    releases: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    proposed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    rows: int = 0
+    seconds: float = 0.0
+
+
+def _arrow(parsed: ParsedFile, fixed: dict) -> pa.Table:
+    columns = {name: [value] * len(parsed.rows) for name, value in fixed.items() if name not in ("source_file", "sha256")}
+    for f in FIELDS:
+        values = [row[f] for row in parsed.rows]
+        columns[f] = pa.array(values, type=pa.decimal128(18, 6) if f in NUMERIC else pa.string())
+    columns["source_file"] = [fixed["source_file"]] * len(parsed.rows)
+    columns["sha256"] = [fixed["sha256"]] * len(parsed.rows)
+    return pa.table(columns)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, target: str, table: pa.Table) -> None:
+    con.register("incoming", table)
+    try:
+        con.execute(f"INSERT INTO {target} BY NAME SELECT * FROM incoming")
+    finally:
+        con.unregister("incoming")
+
+
+def _previous(path: Path) -> dict[str, str]:
+    """release_id -> sha256 in the database currently serving (empty if none or unreadable)."""
+    if not path.exists():
+        return {}
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            version = con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchone()
+            if not version or version[0] != SCHEMA_VERSION:
+                return {}
+            return dict(con.execute("SELECT release_id, sha256 FROM releases").fetchall())
+    except duckdb.Error as exc:
+        log.warning("previous database %s unreadable (%s); rebuilding everything", path, exc)
+        return {}
+
+
+def _copy_release(con: duckdb.DuckDBPyConnection, old: Path, release_id: str) -> int:
+    with duckdb.connect(str(old), read_only=True) as source:
+        table = source.execute("SELECT * FROM rvu WHERE release_id = ?", [release_id]).to_arrow_table()
+    _insert(con, "rvu", table)
+    return table.num_rows
+
+
+def _load_release(con, release, fetched: FetchedFile, previous: dict[str, str], old: Path) -> tuple[int, bool]:
+    if previous.get(release.id) == fetched.sha256:
+        return _copy_release(con, old, release.id), True
+    parsed = parse_pprrvu(fetched.raw, fetched.origin)
+    table = _arrow(parsed, {"release_id": release.id, "cy": release.cy, "effective": release.effective,
+                            "source_file": fetched.origin, "sha256": fetched.sha256})
+    _insert(con, "rvu", table)
+    return table.num_rows, False
+
+
+def _load_proposed(con, catalog, settings: Settings, report: BuildReport) -> None:
+    for addendum in catalog.proposed:
+        fetched = fetch_addendum(addendum, settings)
+        if fetched is None:
+            report.skipped.append(f"{addendum.rule_id} Addendum B (not available; optional)")
+            continue
+        parsed = parse_addendum_b(fetched.raw, fetched.origin)
+        table = _arrow(parsed, {"rule_id": addendum.rule_id, "cy": addendum.cy,
+                                "source_file": fetched.origin, "sha256": fetched.sha256})
+        _insert(con, "proposed_rvu", table)
+        con.execute("INSERT INTO proposed_rules VALUES (?, ?, ?, ?, ?)",
+                    [addendum.rule_id, addendum.cy, fetched.origin, fetched.sha256, table.num_rows])
+        report.proposed.append(addendum.rule_id)
+
+
+def build(settings: Settings, progress: Progress = silent, force: bool = False) -> BuildReport:
+    """Build the fee-schedule database; publish it only if everything loaded."""
+    started = time.perf_counter()
+    catalog, _ = load_catalog(), load_rules()          # validate metadata before any work
+    final = settings.duckdb_file
+    final.parent.mkdir(parents=True, exist_ok=True)
+    temporary = final.with_name(final.name + f".{os.getpid()}.tmp")
+    temporary.unlink(missing_ok=True)
+    previous = {} if force else _previous(final)
+    report = BuildReport(path=final)
+    try:
+        with duckdb.connect(str(temporary)) as con:
+            con.execute(SCHEMA)
+            _load_all(con, catalog, settings, previous, final, report, progress)
+        os.replace(temporary, final)
+    finally:
+        temporary.unlink(missing_ok=True)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _load_all(con, catalog, settings, previous, final, report: BuildReport, progress: Progress) -> None:
+    total = len(catalog.releases) + 1
+    for step, release in enumerate(catalog.releases, start=1):
+        progress(step - 1, total, f"{release.id}: reading")
+        fetched = fetch_release(release, settings)
+        rows, reused = _load_release(con, release, fetched, previous, final)
+        con.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [release.id, release.cy, release.quarter, release.effective, release.url,
+                     fetched.origin, fetched.sha256, rows, reused])
+        (report.reused if reused else report.releases).append(release.id)
+        report.rows += rows
+    progress(total - 1, total, "proposed rules")
+    _load_proposed(con, catalog, settings, report)
+    con.execute(CURRENT)
+    info = {"schema_version": SCHEMA_VERSION, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "rows": str(report.rows)}
+    con.executemany("INSERT INTO build_info VALUES (?, ?)", list(info.items()))
+    progress(total, total, f"done: {report.rows} rows")

@@ -1,0 +1,86 @@
+"""`carenav build` and `carenav value`."""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from carenav_core.codes import detect
+from carenav_core.pfs.build import build
+from carenav_core.pfs.valuation import open_reader, row_record, value
+from carenav_core.progress import TerminalProgress
+from carenav_core.settings import Settings
+
+AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. "
+              "All Rights Reserved. Applicable FARS/DFARS Apply.")
+BUILD_STEPS = []   # extra build steps (settings, progress, force) -> list[str] lines, e.g. FR indexing
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("build", help="build the fee-schedule database (and the rule-text index)")
+    parser.add_argument("--mirror", type=Path, help="read sources from this folder (like shared/data) instead of downloading")
+    parser.add_argument("--force", action="store_true", help="rebuild everything, even unchanged releases")
+    parser.set_defaults(func=run_build)
+    parser = subparsers.add_parser("value", help="valuation of codes or families, e.g. `carenav value APCM 99490`")
+    parser.add_argument("terms", nargs="+", help="codes (G0556, 99490) or family names (APCM, 'chronic care management')")
+    parser.add_argument("--years", type=int, default=None, help="how many recent final CYs (default: settings.years)")
+    parser.add_argument("--modifiers", action="store_true", help="include modifier rows (26, TC, ...)")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON object per row, in a list")
+    fmt.add_argument("--csv", action="store_true", help="CSV with provenance columns")
+    parser.set_defaults(func=run_value)
+
+
+def run_build(args: argparse.Namespace, settings: Settings) -> int:
+    if args.mirror:
+        settings = settings.model_copy(update={"mirror": args.mirror})
+    report = build(settings, TerminalProgress(), force=args.force)
+    print(f"fee schedule: {report.path} — {report.rows} rows; parsed {len(report.releases)} releases, "
+          f"reused {len(report.reused)} unchanged; proposed: {', '.join(report.proposed) or 'none'}; "
+          f"{report.seconds:.1f}s")
+    for line in report.skipped:
+        print(f"skipped: {line}")
+    for step in BUILD_STEPS:
+        for line in step(settings, TerminalProgress(), args.force):
+            print(line)
+    return 0
+
+
+def run_value(args: argparse.Namespace, settings: Settings) -> int:
+    detection = detect(" ".join(args.terms))
+    with open_reader(settings.duckdb_file) as con:
+        rows, unpriced = value(con, detection.codes, years=args.years or settings.years, modifiers=args.modifiers)
+    records = [row_record(r) for r in rows]
+    if args.json:
+        json.dump(records, sys.stdout, indent=1)
+        print()
+    elif args.csv:
+        _write_csv(records, sys.stdout)
+    else:
+        _print_table(rows)
+    for code in unpriced:
+        print(f"not priced: {code} is in no loaded release", file=sys.stderr)
+    if any(r.hcpcs[0].isdigit() for r in rows):
+        print(AMA_NOTICE, file=sys.stderr)
+    return 0 if rows or not detection.codes else 1
+
+
+def _write_csv(records: list[dict], stream) -> None:
+    if records:
+        writer = csv.DictWriter(stream, fieldnames=list(records[0]))
+        writer.writeheader()
+        writer.writerows(records)
+
+
+def _print_table(rows) -> None:
+    print(f"{'label':<27}{'code':<7}{'mod':<4}{'st':<3}{'work':>6}{'PE nf':>7}{'PE f':>6}{'MP':>6}"
+          f"{'tot nf':>8}{'tot f':>7}{'CF':>9}  {'pay nf':>9}{'pay f':>9}  CF used")
+    for r in rows:
+        def fmt(x, money=False):
+            return "" if x is None else (f"${x:,.2f}" if money else str(x))
+        print(f"{r.label:<27}{r.hcpcs:<7}{r.mod:<4}{r.status:<3}{fmt(r.work_rvu):>6}{fmt(r.pe_nonfac_rvu):>7}"
+              f"{fmt(r.pe_fac_rvu):>6}{fmt(r.mp_rvu):>6}{fmt(r.total_nonfac):>8}{fmt(r.total_fac):>7}"
+              f"{fmt(r.cf):>9}  {fmt(r.payment_nonfac, True):>9}{fmt(r.payment_fac, True):>9}  {r.cf_label}"
+              + (f" (also {', '.join(f'{c.label} {c.value}' for c in r.other_cfs)})" if r.other_cfs else ""))

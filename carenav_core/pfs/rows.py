@@ -1,0 +1,76 @@
+"""Typed values the valuation layer hands to everything above it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+# Status codes of the PPRRVU file (CMS RVU file record layout, "STATUS CODE").
+STATUS_MEANINGS = {
+    "A": "Active code, paid under the PFS",
+    "B": "Bundled code: payment is included in other services",
+    "C": "Carrier-priced code",
+    "D": "Deleted code",
+    "E": "Excluded from the PFS by regulation",
+    "F": "Deleted/discontinued code (no grace period)",
+    "G": "Not valid for Medicare: another code is used",
+    "H": "Deleted modifier",
+    "I": "Not valid for Medicare purposes",
+    "J": "Anesthesia service (no RVUs)",
+    "M": "Measurement code (reporting only)",
+    "N": "Non-covered service",
+    "P": "Bundled or excluded",
+    "R": "Restricted coverage",
+    "T": "Injections (paid when the only service)",
+    "X": "Statutory exclusion",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversionFactor:
+    """One national CF as the rule metadata records it."""
+    value: Decimal
+    label: str            # e.g. "CY2024 from 2024-03-09", "CY2026 non-QP"
+    reference: str        # address of the source
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValuationRow:
+    """One code, one vintage (final CY release or proposed rule), one modifier."""
+    hcpcs: str
+    mod: str                       # "" for the base row
+    description: str               # CMS short descriptor (CPT: AMA copyright notice applies)
+    cy: int
+    proposed: bool
+    vintage: str                   # release id ("rvu25d") or proposed rule id ("CMS-1848-P")
+    effective_date: str            # ISO date the release/rule takes effect ("" if unknown)
+    status: str
+    status_meaning: str
+    work_rvu: Decimal | None
+    pe_nonfac_rvu: Decimal | None
+    pe_fac_rvu: Decimal | None
+    mp_rvu: Decimal | None
+    total_nonfac: Decimal | None
+    total_fac: Decimal | None
+    nonfac_na: str
+    fac_na: str
+    pctc: str
+    global_days: str
+    cf: Decimal | None
+    cf_label: str
+    other_cfs: tuple[ConversionFactor, ...]
+    payment_nonfac: Decimal | None
+    payment_fac: Decimal | None
+    label: str                     # "[PFS CY2025 RVU25D]", "[CY2027 NPRM Addendum B]"
+    rule_id: str
+    fr_citation: str               # "89 FR 97710"
+    fr_url: str
+    file_cf: Decimal | None        # the CF printed in the CMS file (audit only)
+    source_file: str
+    sha256: str
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        """Every number this row states (for the output guard)."""
+        values = (self.work_rvu, self.pe_nonfac_rvu, self.pe_fac_rvu, self.mp_rvu, self.total_nonfac,
+                  self.total_fac, self.cf, self.payment_nonfac, self.payment_fac,
+                  *(c.value for c in self.other_cfs))
+        return tuple(v for v in values if v is not None)

@@ -1,0 +1,133 @@
+"""Valuation evidence: for each code, the last N final CYs in which it exists plus the newest proposed
+rule that prices it. CFs come from the rule metadata, never from the CMS file; payment = total x CF,
+rounded half-up to cents (national, unadjusted by GPCIs)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import duckdb
+
+from carenav_core.errors import NotBuiltError
+from carenav_core.pfs.rows import STATUS_MEANINGS, ValuationRow
+from carenav_core.pfs.rules import Rule, RuleBook, load_rules
+
+CENT = Decimal("0.01")
+_COLUMNS = ("hcpcs, mod, description, status, work_rvu, pe_nonfac_rvu, pe_fac_rvu, mp_rvu, total_nonfac, "
+            "total_fac, nonfac_na, fac_na, pctc, global_days, file_cf, source_file, sha256")
+_FINAL = f"""SELECT 'final' AS kind, release_id AS vintage, cy, effective, {_COLUMNS}
+  FROM current_rvu WHERE hcpcs IN (SELECT unnest(?)) AND (mod = '' OR ?)"""
+_PROPOSED = f"""SELECT 'proposed' AS kind, rule_id AS vintage, cy, NULL::DATE AS effective, {_COLUMNS}
+  FROM proposed_rvu WHERE hcpcs IN (SELECT unnest(?)) AND (mod = '' OR ?)"""
+
+
+def open_reader(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to a built database; NotBuiltError if there is none yet."""
+    if not path.exists():
+        raise NotBuiltError(f"no fee-schedule database at {path}; run `carenav build` first")
+    return duckdb.connect(str(path), read_only=True)
+
+
+def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:
+    """National payment in dollars: total RVUs x CF, half-up to cents; blank when either is blank.
+
+    >>> payment(Decimal("0.47"), Decimal("32.3465"))
+    Decimal('15.20')
+    """
+    if total is None or cf is None:
+        return None
+    return (total * cf).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+
+def _row(record: dict, rule: Rule | None) -> ValuationRow:
+    proposed = record["kind"] == "proposed"
+    effective = record["effective"]
+    cf, others = rule.cf_for(effective if effective else None) if rule else (None, ())
+    cf_value = cf.value if cf else None
+    totals = {k: _rvu(record[k]) for k in ("work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac")}
+    label = (f"[CY{record['cy']} NPRM Addendum B]" if proposed
+             else f"[PFS CY{record['cy']} {record['vintage'].upper()}]")
+    return ValuationRow(
+        hcpcs=record["hcpcs"], mod=record["mod"] or "", description=record["description"] or "",
+        cy=record["cy"], proposed=proposed, vintage=record["vintage"],
+        effective_date=effective.isoformat() if isinstance(effective, date) else "",
+        status=record["status"] or "", status_meaning=STATUS_MEANINGS.get(record["status"] or "", "Unknown status"),
+        **totals, nonfac_na=record["nonfac_na"] or "", fac_na=record["fac_na"] or "",
+        pctc=record["pctc"] or "", global_days=record["global_days"] or "",
+        cf=cf_value, cf_label=cf.label if cf else "no conversion factor recorded for this rule",
+        other_cfs=others,
+        payment_nonfac=payment(totals["total_nonfac"], cf_value), payment_fac=payment(totals["total_fac"], cf_value),
+        label=label, rule_id=rule.rule_id if rule else "", fr_citation=rule.fr_citation if rule else "",
+        fr_url=rule.fr_url if rule else "", file_cf=_rvu(record["file_cf"]),
+        source_file=record["source_file"] or "", sha256=record["sha256"] or "")
+
+
+def _rvu(value) -> Decimal | None:
+    """DuckDB DECIMAL(18,6) -> the value as CMS printed it (2 places for RVUs, 4 for CFs)."""
+    if value is None:
+        return None
+    value = Decimal(value)
+    places = max(2, -value.normalize().as_tuple().exponent)
+    return value.quantize(Decimal(1).scaleb(-places))
+
+
+def value(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], years: int = 4,
+          rules: RuleBook | None = None, modifiers: bool = False) -> tuple[list[ValuationRow], list[str]]:
+    """Valuation rows for `codes` (sorted by code, base row first, vintages ascending) and the codes
+    that no loaded release prices (`unpriced`)."""
+    rules = rules or load_rules()
+    wanted = sorted({c.upper() for c in codes})
+    if not wanted:
+        return [], []
+    cursor = con.execute(f"{_FINAL} UNION ALL {_PROPOSED}", [wanted, modifiers, wanted, modifiers])
+    names = [d[0] for d in cursor.description]
+    records = [dict(zip(names, r)) for r in cursor.fetchall()]
+    chosen = _select_vintages(records, years)
+    rows = [_row(r, _rule_for(r, rules)) for r in chosen]
+    priced = {r.hcpcs for r in rows}
+    return rows, [c for c in wanted if c not in priced]
+
+
+def _rule_for(record: dict, rules: RuleBook) -> Rule | None:
+    if record["kind"] == "proposed":
+        return rules.proposed.get(record["vintage"])
+    return rules.final.get(record["cy"])
+
+
+def _select_vintages(records: list[dict], years: int) -> list[dict]:
+    """Per code: the last `years` final CYs it exists in, plus its newest proposed rule."""
+    by_code: dict[str, list[dict]] = defaultdict(list)
+    for record in records:
+        by_code[record["hcpcs"]].append(record)
+    chosen = []
+    for code in sorted(by_code):
+        finals = sorted({r["cy"] for r in by_code[code] if r["kind"] == "final"})[-years:]
+        proposals = [r for r in by_code[code] if r["kind"] == "proposed"]
+        newest = max((r["cy"], r["vintage"]) for r in proposals)[1] if proposals else None
+        keep = [r for r in by_code[code] if (r["kind"] == "final" and r["cy"] in finals)
+                or (r["kind"] == "proposed" and r["vintage"] == newest)]
+        keep.sort(key=lambda r: (r["mod"] != "", r["mod"], r["kind"] == "proposed", r["cy"]))
+        chosen.extend(keep)
+    return chosen
+
+
+def row_record(row: ValuationRow) -> dict:
+    """A flat, JSON/CSV-ready record of a row with every field and its provenance."""
+    def text(value) -> str | None:
+        return None if value is None else str(value)
+    return {
+        "label": row.label, "hcpcs": row.hcpcs, "mod": row.mod, "description": row.description,
+        "cy": row.cy, "proposed": row.proposed, "vintage": row.vintage, "effective_date": row.effective_date,
+        "status": row.status, "status_meaning": row.status_meaning,
+        "work_rvu": text(row.work_rvu), "pe_nonfac_rvu": text(row.pe_nonfac_rvu), "pe_fac_rvu": text(row.pe_fac_rvu),
+        "mp_rvu": text(row.mp_rvu), "total_nonfac": text(row.total_nonfac), "total_fac": text(row.total_fac),
+        "nonfac_na": row.nonfac_na, "fac_na": row.fac_na, "pctc": row.pctc, "global_days": row.global_days,
+        "cf": text(row.cf), "cf_label": row.cf_label,
+        "other_cfs": "; ".join(f"{c.label} {c.value}" for c in row.other_cfs),
+        "payment_nonfac": text(row.payment_nonfac), "payment_fac": text(row.payment_fac),
+        "rule_id": row.rule_id, "fr_citation": row.fr_citation, "fr_url": row.fr_url,
+        "file_cf": text(row.file_cf), "source_file": row.source_file, "sha256": row.sha256,
+    }
