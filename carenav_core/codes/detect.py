@@ -8,11 +8,12 @@ from functools import lru_cache
 from carenav_core.codes.families import Family, load_families
 
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T).
-_CODE = re.compile(r"(?<![A-Za-z0-9.$,])([A-Va-v]\d{4}|\d{4}[FfTtUu]|\d{5})(?![A-Za-z0-9]|[.,]\d)")
+_CODE = re.compile(r"(?<![\w.$,])([A-Va-v]\d{4}|\d{4}[FfTtUu]|\d{5})(?![\w]|[.,]\d)")
 # Spans that hold numbers but never codes: FR citations ("89 FR 97710"), dollar amounts,
 # numbers with thousands separators or decimals, and HCPCS-looking pieces of URLs.
 _NOT_CODES = re.compile(
-    r"\d+\s*F\.?\s?R\.?\s*\d[\d,]*"         # 89 FR 97710, 89 F.R. 97,710
+    r"\d+[\s-]*F\.?\s?R\.?[\s-]*\d[\d,]*"     # 89 FR 97710, 89 F.R. 97,710, 89-FR-97710
+    r"|\b\d{4}-\d{5}\b"                      # FR document numbers (2024-25382)
     r"|\$\s*\d[\d,]*(?:\.\d+)?"             # $17,100.00, $ 32
     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"        # 19,090
     r"|\d+\.\d+"                            # 33.4009
@@ -41,7 +42,7 @@ def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[s
             by_synonym[_normal(synonym)] = family.key
     alternatives = sorted(by_synonym, key=len, reverse=True)
     parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s)) for s in alternatives]
-    pattern = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(parts) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+    pattern = re.compile(r"(?<![\w])(" + "|".join(parts) + r")(?![\w])", re.IGNORECASE)
     by_code = {code: family.key for family in families for code in family.codes}
     return pattern, by_synonym, by_code
 

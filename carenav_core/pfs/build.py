@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from carenav_core.pfs.parse import FIELDS, NUMERIC, ParsedFile, parse_addendum_b, parse_pprrvu
 from carenav_core.pfs.rules import load_rules
-from carenav_core.pfs.sources import FetchedFile, fetch_addendum, fetch_release, load_catalog
+from carenav_core.pfs.sources import FetchedFile, SourceCatalog, fetch_addendum, fetch_release, load_catalog
 from carenav_core.progress import Progress, silent
 from carenav_core.settings import Settings
 
@@ -93,7 +93,7 @@ def _previous(path: Path) -> dict[str, str]:
 
 def _copy_release(con: duckdb.DuckDBPyConnection, old: Path, release_id: str) -> int:
     with duckdb.connect(str(old), read_only=True) as source:
-        table = source.execute("SELECT * FROM rvu WHERE release_id = ?", [release_id]).to_arrow_table()
+        table = source.sql("SELECT * FROM rvu WHERE release_id = $1", params=[release_id]).to_arrow_table()
     _insert(con, "rvu", table)
     return table.num_rows
 
@@ -123,10 +123,12 @@ def _load_proposed(con, catalog, settings: Settings, report: BuildReport) -> Non
         report.proposed.append(addendum.rule_id)
 
 
-def build(settings: Settings, progress: Progress = silent, force: bool = False) -> BuildReport:
+def build(settings: Settings, progress: Progress = silent, force: bool = False,
+          catalog: SourceCatalog | None = None) -> BuildReport:
     """Build the fee-schedule database; publish it only if everything loaded."""
     started = time.perf_counter()
-    catalog, _ = load_catalog(), load_rules()          # validate metadata before any work
+    catalog = catalog or load_catalog()
+    load_rules()                                       # validate rule metadata before any work
     final = settings.duckdb_file
     final.parent.mkdir(parents=True, exist_ok=True)
     temporary = final.with_name(final.name + f".{os.getpid()}.tmp")

@@ -1,0 +1,82 @@
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from carenav_core.codes import detect
+
+
+@pytest.mark.parametrize("text, explicit", [
+    ("How is G0556 valued?", ("G0556",)),
+    ("what about g0556", ("G0556",)),
+    ("code 99490?", ("99490",)),
+    ("99490/99439", ("99439", "99490")),
+    ("99490, 99439 and 99490 again", ("99439", "99490")),
+    ("Category II 1036F and III 0591T", ("0591T", "1036F")),
+    ("(G2211)", ("G2211",)),
+])
+def test_explicit_codes(text, explicit):
+    assert detect(text).explicit == explicit
+
+
+@pytest.mark.parametrize("text, family", [
+    ("What is APCM?", "APCM"),
+    ("advanced primary care management billing", "APCM"),
+    ("Chronic Care Management rules", "CCM"),
+    ("chronic-care   management", "CCM"),
+    ("principal care management", "PCM"),
+    ("transitional care management after discharge", "TCM"),
+    ("advance care planning", "ACP"),
+    ("collaborative care model", "BHI"),
+    ("remote patient monitoring", "RPM"),
+    ("annual wellness visit", "AWV"),
+    ("principal illness navigation", "CHI_PIN"),
+    ("the visit complexity add-on", "OFFICE_EM"),
+])
+def test_families_by_name_or_synonym(text, family):
+    detection = detect(text)
+    assert family in detection.families
+    assert detection.explicit == ()
+
+
+@pytest.mark.parametrize("text", ["TCMs are not APCMs", "XCCM", "CCMx", "PCM2", "apcm_x"])
+def test_word_boundaries(text):
+    assert detect(text).families == ()
+
+
+def test_member_code_pulls_in_family():
+    detection = detect("Is G0557 billable?")
+    assert detection.families == ("APCM",)
+    assert detection.codes == ("G0556", "G0557", "G0558")
+    assert detection.explicit == ("G0557",)
+
+
+def test_codes_sorted_unique_across_family_and_explicit():
+    detection = detect("APCM and G0556 and 99490 and chronic care management")
+    assert list(detection.codes) == sorted(set(detection.codes))
+    assert {"G0556", "99490", "99439"} <= set(detection.codes)
+
+
+@pytest.mark.parametrize("text", [
+    "See 89 FR 97710 and 86 FR 65115.",
+    "It pays $17,100 or $12345.00 or $ 99490",
+    "19,090 rows and 12,345,678 dollars",
+    "In 2025 and CY2026 and FY2024",
+    "The CF is 33.4009 and 32.34650",
+    "https://www.federalregister.gov/d/2024-25382 and /citation/89-FR-97710",
+    "",
+])
+def test_not_codes(text):
+    assert detect(text).codes == ()
+
+
+def test_unknown_code_is_still_a_candidate():
+    # value() reports it as not priced; detection does not know the data.
+    assert detect("what about V9998?").explicit == ("V9998",)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.text())
+def test_detect_never_raises_and_is_sorted_unique(text):
+    detection = detect(text)
+    assert list(detection.codes) == sorted(set(detection.codes))
+    assert set(detection.explicit) <= set(detection.codes)
+    assert all(len(c) == 5 for c in detection.codes)

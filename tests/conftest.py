@@ -1,0 +1,37 @@
+"""Shared fixtures: the real fee-schedule database built once from the mirror."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from carenav_core.pfs.build import build
+from carenav_core.pfs.valuation import open_reader
+from carenav_core.settings import PROJECT_ROOT, Settings
+
+MIRROR = Path(os.environ.get("CARENAV_MIRROR") or PROJECT_ROOT.parent / "shared" / "data").resolve()
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    if not (MIRROR / "cms").is_dir():
+        pytest.fail(f"CMS mirror not found at {MIRROR}; set CARENAV_MIRROR=../shared/data")
+    return MIRROR
+
+
+@pytest.fixture(scope="session")
+def built_settings(tmp_path_factory, mirror) -> Settings:
+    """Settings whose DuckDB holds every release in the mirror (built once per session)."""
+    data_dir = tmp_path_factory.mktemp("data")
+    settings = Settings(data_dir=data_dir, mirror=mirror)
+    build(settings)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def fee_db(built_settings):
+    con = open_reader(built_settings.duckdb_file)
+    yield con
+    con.close()
