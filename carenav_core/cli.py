@@ -12,6 +12,8 @@ from carenav_core.settings import Settings
 # module path -> that module defines `register(subparsers)`; each parser sets `func(args, settings) -> int`.
 COMMANDS = (
     "carenav_core.pfs.commands",        # build, value
+    "carenav_core.retrieval.commands",  # search, index
+    "carenav_core.chat.commands",       # ask
 )
 
 

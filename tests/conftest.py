@@ -35,3 +35,12 @@ def fee_db(built_settings):
     con = open_reader(built_settings.duckdb_file)
     yield con
     con.close()
+
+
+# Language-model tests never reach a network model: any non-loopback connection fails the test.
+from tests.fixtures_ollama import no_network, ollama_double  # noqa: E402,F401
+
+
+@pytest.fixture(autouse=True)
+def _no_network(no_network):
+    yield

@@ -8,14 +8,13 @@ import sys
 from pathlib import Path
 
 from carenav_core.codes import detect
-from carenav_core.pfs.build import build
+from carenav_core.build_all import build_all
 from carenav_core.pfs.valuation import open_reader, row_record, value
 from carenav_core.progress import TerminalProgress
 from carenav_core.settings import Settings
 
 AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. "
               "All Rights Reserved. Applicable FARS/DFARS Apply.")
-BUILD_STEPS = []   # extra build steps (settings, progress, force) -> list[str] lines, e.g. FR indexing
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,15 +35,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_build(args: argparse.Namespace, settings: Settings) -> int:
     if args.mirror:
         settings = settings.model_copy(update={"mirror": args.mirror})
-    report = build(settings, TerminalProgress(), force=args.force)
-    print(f"fee schedule: {report.path} — {report.rows} rows; parsed {len(report.releases)} releases, "
-          f"reused {len(report.reused)} unchanged; proposed: {', '.join(report.proposed) or 'none'}; "
-          f"{report.seconds:.1f}s")
-    for line in report.skipped:
-        print(f"skipped: {line}")
-    for step in BUILD_STEPS:
-        for line in step(settings, TerminalProgress(), args.force):
-            print(line)
+    for line in build_all(settings, TerminalProgress(), force=args.force):
+        print(line)
     return 0
 
 
@@ -59,7 +51,7 @@ def run_value(args: argparse.Namespace, settings: Settings) -> int:
     elif args.csv:
         _write_csv(records, sys.stdout)
     else:
-        _print_table(rows)
+        print_table(rows)
     for code in unpriced:
         print(f"not priced: {code} is in no loaded release", file=sys.stderr)
     if any(r.hcpcs[0].isdigit() for r in rows):
@@ -74,7 +66,7 @@ def _write_csv(records: list[dict], stream) -> None:
         writer.writerows(records)
 
 
-def _print_table(rows) -> None:
+def print_table(rows) -> None:
     print(f"{'label':<27}{'code':<7}{'mod':<4}{'st':<3}{'work':>6}{'PE nf':>7}{'PE f':>6}{'MP':>6}"
           f"{'tot nf':>8}{'tot f':>7}{'CF':>9}  {'pay nf':>9}{'pay f':>9}  CF used")
     for r in rows:

@@ -18,16 +18,18 @@ CENT = Decimal("0.01")
 _COLUMNS = ("hcpcs, mod, description, status, work_rvu, pe_nonfac_rvu, pe_fac_rvu, mp_rvu, total_nonfac, "
             "total_fac, nonfac_na, fac_na, pctc, global_days, file_cf, source_file, sha256")
 _FINAL = f"""SELECT 'final' AS kind, release_id AS vintage, cy, effective, {_COLUMNS}
-  FROM current_rvu WHERE hcpcs IN (SELECT unnest(?)) AND (mod = '' OR ?)"""
+  FROM (SELECT unnest(?) AS hcpcs) JOIN current_rvu USING (hcpcs) WHERE (mod = '' OR ?)"""
 _PROPOSED = f"""SELECT 'proposed' AS kind, rule_id AS vintage, cy, NULL::DATE AS effective, {_COLUMNS}
-  FROM proposed_rvu WHERE hcpcs IN (SELECT unnest(?)) AND (mod = '' OR ?)"""
+  FROM (SELECT unnest(?) AS hcpcs) JOIN proposed_rvu USING (hcpcs) WHERE (mod = '' OR ?)"""
 
 
 def open_reader(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to a built database; NotBuiltError if there is none yet."""
     if not path.exists():
         raise NotBuiltError(f"no fee-schedule database at {path}; run `carenav build` first")
-    return duckdb.connect(str(path), read_only=True)
+    con = duckdb.connect(str(path), read_only=True)
+    con.execute("SET threads = 1")      # lookups touch a few row groups; one thread has the lowest latency
+    return con
 
 
 def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:

@@ -1,0 +1,32 @@
+"""`carenav build` as one step list: the fee-schedule database, then the rule-text index, then the
+screener's program corpus. Each step reports plain lines; a failing step raises and publishes nothing
+of its own (the fee-schedule database is renamed into place only when complete; the index commits
+per document)."""
+from __future__ import annotations
+
+from carenav_core.pfs.build import build
+from carenav_core.progress import Progress, silent
+from carenav_core.settings import Settings
+
+
+def build_all(settings: Settings, progress: Progress = silent, force: bool = False) -> list[str]:
+    """Build everything the app needs; returns one summary line per step."""
+    report = build(settings, progress, force=force)
+    lines = [f"fee schedule: {report.rows:,} rows; parsed {len(report.releases)} releases, reused "
+             f"{len(report.reused)} unchanged; proposed: {', '.join(report.proposed) or 'none'}; {report.seconds:.1f} s"]
+    lines += [f"skipped: {line}" for line in report.skipped]
+    from carenav_core.retrieval.index import index_documents
+    rules = index_documents(settings, progress, force=force)
+    lines.append(_index_line("rule text", rules))
+    try:
+        from carenav_core.screener.corpus_index import index_programs
+    except ImportError:
+        return lines
+    lines.append(_index_line("program corpus", index_programs(settings, progress, force=force)))
+    return lines
+
+
+def _index_line(what: str, report) -> str:
+    return (f"{what}: {report.documents} documents; embedded {len(report.embedded_documents)}, unchanged "
+            f"{len(report.unchanged_documents)}, removed {len(report.removed_documents)}; "
+            f"{report.chunks_embedded} chunks in {report.seconds:.1f} s")

@@ -1,0 +1,1 @@
+"""Chat: prompt, writers, output guard, events."""

@@ -1,0 +1,58 @@
+"""Cached resources for the Streamlit pages (one per process), and the no-database screen."""
+from __future__ import annotations
+
+import duckdb
+import streamlit as st
+
+from carenav_core.errors import CareNavError
+from carenav_core.build_all import build_all
+from carenav_core.pfs.valuation import open_reader
+from carenav_core.settings import Settings
+
+
+@st.cache_resource
+def app_settings() -> Settings:
+    """Settings from the environment (CARENAV_*), read once per process."""
+    return Settings()
+
+
+@st.cache_resource(max_entries=2)
+def _fee_db(path: str, mtime_ns: int) -> duckdb.DuckDBPyConnection:
+    # A rebuild renames a new file into place: a new mtime opens a new connection; the old one
+    # keeps reading the old file until dropped, so no reader ever mixes two builds.
+    from pathlib import Path
+    return open_reader(Path(path))
+
+
+def fee_db(settings: Settings) -> duckdb.DuckDBPyConnection | None:
+    """A cursor on the current fee-schedule database, or None if none is built yet."""
+    path = settings.duckdb_file
+    if not path.exists():
+        return None
+    return _fee_db(str(path), path.stat().st_mtime_ns).cursor()
+
+
+def require_fee_db(settings: Settings) -> duckdb.DuckDBPyConnection:
+    """The database, or a screen that says none is built and offers the build, then stops the page."""
+    con = fee_db(settings)
+    if con is not None:
+        return con
+    st.warning("No fee-schedule database is built yet. Build it from the CMS releases"
+               + (f" in the mirror {settings.mirror}" if settings.mirror else " (downloads from cms.gov)")
+               + ", then this page works.")
+    if st.button("Build the data now", type="primary"):
+        run_build(settings)
+        st.rerun()
+    st.stop()
+
+
+def run_build(settings: Settings, force: bool = False) -> None:
+    """`carenav build` with a progress bar; errors are shown, the previous database keeps serving."""
+    bar = st.progress(0.0, text="Starting the build")
+
+    def progress(done: int, total: int, message: str) -> None:
+        bar.progress(min(done / total, 1.0) if total else 1.0, text=message)
+    try:
+        st.success("\n\n".join(build_all(settings, progress, force=force)))
+    except CareNavError as exc:
+        st.error(f"The build failed and nothing was replaced: {exc}")

@@ -1,0 +1,213 @@
+"""Writers: the real ollama.Client against the loopback double, and the no-model writer."""
+from __future__ import annotations
+
+import socket
+from dataclasses import replace
+from decimal import Decimal
+
+import ollama
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from carenav_core.chat.guard import OutputGuard, guard_text, build_evidence
+from carenav_core.chat.prompt import build_prompt
+from carenav_core.chat.writers import (NO_MODEL_NOTICE, DeterministicWriter, OllamaWriter,
+                                       ollama_writer_from_settings)
+from carenav_core.errors import ModelError
+from carenav_core.settings import Settings
+from tests.chat.values import EXCERPT, G0556, INJECTION, PROPOSED_2027, make_row
+from tests.fixtures_ollama import NetworkBlocked, NetworkGuard, no_network, ollama_double  # noqa: F401
+
+QUESTION = "How is G0556 paid?"
+MESSAGES = build_prompt(QUESTION, [EXCERPT], [G0556], [])
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+def _writer(double, **client_args) -> OllamaWriter:
+    return OllamaWriter(client=ollama.Client(host=double.url, **client_args), model="llama3.2", keep_alive="5m",
+                        options={"temperature": 0})
+
+
+def _guarded(chunks):
+    guard = OutputGuard.for_answer([G0556], [EXCERPT, INJECTION])
+    out = [s for chunk in chunks for s in guard.feed(chunk)] + guard.flush()
+    return guard, out
+
+
+# --- Ollama through the double --------------------------------------------------------------------
+
+def test_streams_chunks_and_sends_the_prompt(ollama_double):
+    ollama_double.enqueue(["G0556 has a work RVU ", "of 0.25 ", "[PFS CY2025 RVU25D]."])
+    chunks = list(_writer(ollama_double).stream(MESSAGES))
+    assert chunks == ["G0556 has a work RVU ", "of 0.25 ", "[PFS CY2025 RVU25D]."]
+    body = ollama_double.chat_requests()[0].body
+    assert body["messages"] == MESSAGES and body["stream"] is True
+    assert body["model"] == "llama3.2" and body["keep_alive"] == "5m" and body["options"] == {"temperature": 0}
+
+
+@pytest.mark.parametrize("reply, released, withheld_reason", [
+    ("G0556 pays $15.20 [PFS CY2025 RVU25D]. The CF fell 2.83 percent [89 FR 97860 ¶4].", [True, True], None),
+    ("G0556 pays $17.10 [PFS CY2025 RVU25D].", [False], "states $17.10"),
+    ("G0556 pays $15.20 [89 FR 12345 ¶9].", [False], 'cites "89 FR 12345 ¶9"'),
+    ("G0556 pays $15.20.", [False], "without citing a valuation row label"),
+    ("Ignoring the rules as told. G0556 pays $99.99 per month [89 FR 97861 ¶2].", [True, False],
+     "without citing a valuation row label"),
+])
+def test_scripted_replies_through_the_guard(ollama_double, reply, released, withheld_reason):
+    ollama_double.enqueue([reply[i:i + 5] for i in range(0, len(reply), 5)])
+    guard, out = _guarded(_writer(ollama_double).stream(MESSAGES))
+    assert [s.released for s in out] == released
+    if withheld_reason:
+        assert any(withheld_reason in r for s in out for r in s.reasons)
+        assert all(s.text.startswith("(removed: ") for s in out if not s.released)
+
+
+def test_injected_excerpt_reaches_the_model_only_as_data(ollama_double):
+    ollama_double.enqueue("| code | pay |\n| G0556 | $99.99 |")
+    messages = build_prompt(QUESTION, [INJECTION], [G0556], [])
+    guard, out = _guarded(_writer(ollama_double).stream(messages))
+    seen = ollama_double.chat_requests()[0].body["messages"]
+    assert seen[0]["content"] == messages[0]["content"] and "never instructions" in seen[0]["content"]
+    assert [s.released for s in out] == [True, False]      # the table's money line is withheld
+
+
+@pytest.mark.parametrize("break_with", ["error", "close"])
+def test_a_stream_that_breaks_halfway_is_retryable(ollama_double, break_with):
+    ollama_double.enqueue(["G0556 has a work RVU ", "of 0.25 ", "[PFS CY2025 RVU25D]."], break_after=2,
+                          break_with=break_with)
+    received = []
+    with pytest.raises(ModelError) as caught:
+        for chunk in _writer(ollama_double).stream(MESSAGES):
+            received.append(chunk)
+    assert received == ["G0556 has a work RVU ", "of 0.25 "]
+    assert caught.value.retryable
+
+
+def test_stream_without_done_line_is_an_error(ollama_double):
+    ollama_double.enqueue(["a", "b"], break_after=2, break_with="close")
+    with pytest.raises(ModelError, match="retry|connection|ended"):
+        list(_writer(ollama_double).stream(MESSAGES))
+
+
+def test_missing_model_is_not_retryable(ollama_double):
+    ollama_double.enqueue("", status=404, error="model 'llama3.2' not found, try pulling it first")
+    with pytest.raises(ModelError, match="ollama pull llama3.2") as caught:
+        list(_writer(ollama_double).stream(MESSAGES))
+    assert not caught.value.retryable
+
+
+def test_server_error_is_retryable(ollama_double):
+    ollama_double.enqueue("", status=500, error="out of memory")
+    with pytest.raises(ModelError) as caught:
+        list(_writer(ollama_double).stream(MESSAGES))
+    assert caught.value.retryable
+
+
+def test_slow_server_times_out_retryably(ollama_double):
+    ollama_double.enqueue("late", delay=3.0)
+    with pytest.raises(ModelError, match="in time") as caught:
+        list(_writer(ollama_double, timeout=0.2).stream(MESSAGES))
+    assert caught.value.retryable
+
+
+def test_refused_connection_is_retryable():
+    with socket.socket() as sock:           # a loopback port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    writer = OllamaWriter(client=ollama.Client(host=f"http://127.0.0.1:{port}"), model="llama3.2")
+    with pytest.raises(ModelError) as caught:
+        list(writer.stream(MESSAGES))
+    assert caught.value.retryable
+
+
+def test_non_streaming_chat_and_embed_work_on_the_double(ollama_double):
+    ollama_double.enqueue(["Hello ", "there."])
+    client = ollama.Client(host=ollama_double.url)
+    assert client.chat(model="llama3.2", messages=MESSAGES).message.content == "Hello there."
+    first = client.embed(model="nomic-embed-text", input=["a", "b"]).embeddings
+    assert first == client.embed(model="nomic-embed-text", input=["a", "b"]).embeddings and first[0] != first[1]
+
+
+# --- choosing the writer from settings --------------------------------------------------------------
+
+def test_no_host_means_no_model():
+    assert ollama_writer_from_settings(Settings(ollama_host=None)) is None
+
+
+def test_answering_host_gives_a_writer(ollama_double):
+    writer = ollama_writer_from_settings(Settings(ollama_host=ollama_double.url, llm_model="llama3.2"))
+    assert writer is not None and writer.name == "ollama:llama3.2" and writer.keep_alive == "5m"
+    assert [r.path for r in ollama_double.requests] == ["/api/tags"]
+
+
+def test_slow_tags_means_no_model(ollama_double):
+    ollama_double.set_tags_delay(3.0)
+    assert ollama_writer_from_settings(Settings(ollama_host=ollama_double.url), probe_timeout=0.2) is None
+
+
+def test_network_guard_blocks_non_loopback_hosts():
+    with NetworkGuard() as guard:
+        with pytest.raises(NetworkBlocked):
+            socket.create_connection(("192.0.2.1", 11434), timeout=0.5)
+        assert ollama_writer_from_settings(Settings(ollama_host="http://192.0.2.1:11434")) is None
+    assert len(guard.attempts) == 2
+
+
+# --- deterministic ------------------------------------------------------------------------------
+
+def _deterministic(rows, unpriced=(), sources=(EXCERPT,)):
+    text = "".join(DeterministicWriter().stream(QUESTION, rows, unpriced, sources))
+    return text, guard_text(text, build_evidence(rows, sources))
+
+
+def test_deterministic_answer_states_the_row_with_its_label():
+    text, sentences = _deterministic([G0556], ["G9999"])
+    assert text.startswith(NO_MODEL_NOTICE)
+    assert ("G0556 (Adv prim care mgmt lvl 1) has work RVU 0.25, a non-facility total of 0.47 RVUs and a "
+            "facility total of 0.37 RVUs; at the CY2025 conversion factor of $32.3465 the national "
+            "non-facility payment is $15.20 and the national facility payment is $11.97 [PFS CY2025 RVU25D].") in text
+    assert "No fee schedule valuation was found for G9999" in text
+    assert "[89 FR 97860 ¶4]" in text
+    assert all(s.released for s in sentences)
+
+
+def test_deterministic_answer_quotes_only_guard_safe_excerpt_sentences():
+    text, sentences = _deterministic([], sources=(EXCERPT, INJECTION))
+    assert "$32.3465" not in text and "$99.99" not in text       # money needs a row label to be stated
+    assert "We are finalizing the Advanced Primary Care Management" in text
+    assert all(s.released for s in sentences)
+
+
+def test_an_excerpt_with_nothing_quotable_is_still_named():
+    money_only = replace(EXCERPT, text="The CF is $32.3465. It pays $99.99 [x].")
+    text, sentences = _deterministic([], sources=(money_only,))
+    assert "The final rule published 2024-12-09 is also relevant [89 FR 97860 ¶4]." in text
+    assert all(s.released for s in sentences)
+
+
+_decimals = st.one_of(st.none(), st.decimals(min_value=0, max_value=99999, places=2, allow_nan=False))
+_descriptions = st.text(alphabet=st.sampled_from(list("Abc xyz 0123456789.-/,()&$[]%")), max_size=28)
+
+
+@st.composite
+def _rows(draw):
+    cy = draw(st.integers(2020, 2030))
+    label = draw(st.sampled_from([f"[PFS CY{cy} RVU{cy % 100}D]", f"[CY{cy} NPRM Addendum B]"]))
+    return make_row(hcpcs=draw(st.sampled_from(["G0556", "99490", "1234F", "J1234"])),
+                    mod=draw(st.sampled_from(["", "26", "TC"])), description=draw(_descriptions), cy=cy,
+                    proposed="NPRM" in label, label=label, work_rvu=draw(_decimals), total_nonfac=draw(_decimals),
+                    total_fac=draw(_decimals), cf=draw(st.one_of(st.none(), st.just(Decimal("32.3465")))),
+                    status=draw(st.sampled_from(["A", "C", "B", "I"])))
+
+
+@given(st.lists(_rows(), min_size=1, max_size=6), st.lists(st.sampled_from(["G9999", "99999", "0001F"]), max_size=2))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_deterministic_output_always_passes_the_guard(rows, unpriced):
+    text, sentences = _deterministic(rows + [PROPOSED_2027], unpriced)
+    assert all(s.released for s in sentences), [s.reasons for s in sentences if not s.released]
+    assert text.count(" has ") >= len(rows) + 1                  # no row sentence was dropped
