@@ -5,6 +5,8 @@ per document)."""
 from __future__ import annotations
 
 from carenav_core.pfs.build import build
+from carenav_core.retrieval.index import index_documents
+from carenav_core.screener.store import index_programs
 from carenav_core.progress import Progress, silent
 from carenav_core.settings import Settings
 
@@ -15,13 +17,7 @@ def build_all(settings: Settings, progress: Progress = silent, force: bool = Fal
     lines = [f"fee schedule: {report.rows:,} rows; parsed {len(report.releases)} releases, reused "
              f"{len(report.reused)} unchanged; proposed: {', '.join(report.proposed) or 'none'}; {report.seconds:.1f} s"]
     lines += [f"skipped: {line}" for line in report.skipped]
-    from carenav_core.retrieval.index import index_documents
-    rules = index_documents(settings, progress, force=force)
-    lines.append(_index_line("rule text", rules))
-    try:
-        from carenav_core.screener.corpus_index import index_programs
-    except ImportError:
-        return lines
+    lines.append(_index_line("rule text", index_documents(settings, progress, force=force)))
     lines.append(_index_line("program corpus", index_programs(settings, progress, force=force)))
     return lines
 

@@ -14,6 +14,7 @@ COMMANDS = (
     "carenav_core.pfs.commands",        # build, value
     "carenav_core.retrieval.commands",  # search, index
     "carenav_core.chat.commands",       # ask
+    "carenav_core.screener.commands",   # screen, eval screener
 )
 
 

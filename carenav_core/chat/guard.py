@@ -138,15 +138,31 @@ def _masked(sentence: str, descriptors: tuple[str, ...]) -> str:
     return _NOT_QUANTITIES.sub(blank, text)
 
 
+_NAMING_WORD = re.compile(r"(?:level|tier|step|part|phase|table|section|item|option|modifier|version|no\.?|"
+                         r"number|#|type|category|group|page|paragraph|¶)\s*$", re.IGNORECASE)
+
+
+def _is_plain_count(match: re.Match[str], text: str) -> bool:
+    """A bare integer that names something ("level 1", "step 3", "Table 28"), not a figure."""
+    if match.group("dollar") or match.group("suffix") == "%" or match.group("pct"):
+        return False
+    if "." in match.group("num") or "," in match.group("num"):
+        return False
+    return _NAMING_WORD.search(text[:match.start()]) is not None
+
+
 def quantities(sentence: str, descriptors: tuple[str, ...] = ()) -> tuple[Quantity, ...]:
     """The numbers a sentence states that the guard checks.
 
     >>> [q.written for q in quantities("1. In CY2025 G0556 (99490's sibling) pays $15.20, 0.25 RVUs, up 3%.")]
     ['$15.20', '0.25', '3%']
+    >>> [q.written for q in quantities("APCM level 1 pays $15.20 and 2 RVUs; it lasts 12 months.")]
+    ['$15.20', '2', '12']
     """
     found = []
-    for m in _QUANTITY.finditer(_masked(sentence, descriptors)):
-        if _is_reference_number(m):
+    masked = _masked(sentence, descriptors)
+    for m in _QUANTITY.finditer(masked):
+        if _is_reference_number(m) or _is_plain_count(m, masked):
             continue
         percent = m.group("suffix") == "%" or bool(m.group("pct"))
         found.append(Quantity(written=m.group(0).strip() if percent else (m.group("dollar") or "") + m.group("num"),

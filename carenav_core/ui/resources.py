@@ -56,3 +56,10 @@ def run_build(settings: Settings, force: bool = False) -> None:
         st.success("\n\n".join(build_all(settings, progress, force=force)))
     except CareNavError as exc:
         st.error(f"The build failed and nothing was replaced: {exc}")
+
+
+@st.cache_resource(ttl=60)
+def chat_writer(_settings: Settings):
+    """The Ollama writer when a server answers (probed at most once a minute), else None."""
+    from carenav_core.chat.writers import ollama_writer_from_settings
+    return ollama_writer_from_settings(_settings)

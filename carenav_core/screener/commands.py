@@ -1,0 +1,65 @@
+"""`carenav screen` (and `carenav eval screener`): CLI edges that build collaborators and call the core."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from carenav_core.errors import ConfigError
+from carenav_core.screener.assemble import run_screen
+from carenav_core.screener.edges import model_client, program_search
+from carenav_core.screener.profile import normalize
+from carenav_core.screener.render import report_markdown
+from carenav_core.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `screen` and `eval screener`."""
+    screen = subparsers.add_parser("screen", help="screen an older adult or caregiver for 12 WA programs")
+    screen.add_argument("--answers", type=Path, required=True, help="intake answers as a JSON object")
+    screen.add_argument("--json", action="store_true", help="print the report as JSON instead of Markdown")
+    screen.add_argument("--date", type=date.fromisoformat, default=None, help="screening date (default today)")
+    screen.set_defaults(func=run_screen_command)
+    evaluate = _eval_subparsers(subparsers).add_parser("screener", help="run the synthetic-family screener evaluation")
+    evaluate.add_argument("--seed", type=int, default=7, help="seed of the synthetic families")
+    evaluate.add_argument("--families", type=int, default=100, help="how many families")
+    evaluate.add_argument("--out", type=Path, default=None, help="write the JSON results here too")
+    evaluate.set_defaults(func=run_eval_command)
+
+
+def _eval_subparsers(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The `eval` command's subparsers, creating `eval` if no other module has."""
+    if "eval" in subparsers.choices:
+        parser = subparsers.choices["eval"]
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parser = subparsers.add_parser("eval", help="evaluation harnesses")
+    return parser.add_subparsers(dest="eval_target", required=True)
+
+
+def read_answers(path: Path) -> dict:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"answers file {path}: {exc}; expected a JSON object of intake answers") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"answers file {path}: expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def run_screen_command(args: argparse.Namespace, settings: Settings) -> int:
+    profile = normalize(read_answers(args.answers))
+    report = run_screen(profile, on=args.date or date.today(), search=program_search(settings),
+                        client=model_client(settings), model=settings.llm_model)
+    sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n" if args.json else report_markdown(report))
+    return 0
+
+
+def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
+    from carenav_core.screener.evaluation import run_evaluation
+    results = run_evaluation(seed=args.seed, families=args.families)
+    text = json.dumps(results, indent=2)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    sys.stdout.write(text + "\n")
+    return 0 if results["passed"] else 1

@@ -1,0 +1,196 @@
+"""Layer 3: the model explains and prioritises candidates; it never decides, never adds programs.
+
+Its reply must parse against `ModelReport` and pass `cross_check`; one retry with the errors fed
+back, then the deterministic writer produces the same structure from the rules and passages.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from carenav_core.screener.engine import ProgramResult
+from carenav_core.screener.evidence import Evidence
+from carenav_core.screener.profile import Profile, is_unknown
+
+log = logging.getLogger(__name__)
+
+SYSTEM_PROMPT = """You help a Washington State care navigator. The rules engine has already decided which
+programs are candidates; you explain and prioritise them, you never decide eligibility.
+- Write only about the programs listed in <candidates>; never add or rename a program.
+- Every statement about what a program covers, pays or requires must cite chunk ids from that
+  program's <passages>; if no passage supports it, leave it out. Cite or omit.
+- A program marked retrieval_failed has no passages: say its details could not be verified and make
+  no claims about its coverage.
+- Suggest follow-up questions for the missing facts. Reply with JSON matching the schema only."""
+
+
+class Claim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(description="One statement about the program.")
+    chunk_ids: list[str] = Field(default_factory=list, description="Passage chunk ids that support it.")
+    about_coverage: bool = Field(description="True when it says what the program covers, pays or requires.")
+
+
+class ProgramSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    program: str = Field(description="Program key exactly as given in <candidates>.")
+    summary: str = Field(description="Two or three plain sentences for the navigator.")
+    claims: list[Claim] = Field(default_factory=list, description="Cited statements.")
+    proposed_label: Literal["likely_relevant", "possibly_relevant", "excluded"] = Field(
+        description="The model's own view; the deterministic layer discards it.")
+    follow_up_questions: list[str] = Field(default_factory=list, description="Questions to ask next.")
+    still_needed: list[str] = Field(default_factory=list, description="Facts still needed, in plain words.")
+
+
+class ModelReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    programs: list[ProgramSummary] = Field(description="One entry per candidate.")
+    priorities: list[str] = Field(default_factory=list, description="Candidate keys, most urgent first.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """A non-excluded program with its rule results and retrieved passages."""
+
+    result: ProgramResult
+    evidence: Evidence
+
+    @property
+    def key(self) -> str:
+        return self.result.program.key
+
+
+@dataclass(frozen=True, kw_only=True)
+class Explanation:
+    """What layer 3 produced and how: 'model', or 'deterministic' with the reason."""
+
+    report: ModelReport
+    writer: str
+    rejections: tuple[str, ...] = ()
+
+
+def cross_check(report: ModelReport, candidates: tuple[Candidate, ...]) -> list[str]:
+    """Problems that make a model report unacceptable; empty when it may be used."""
+    by_key = {c.key: c for c in candidates}
+    problems = [f"program {k!r} is not among the candidates" for k in report.priorities if k not in by_key]
+    for summary in report.programs:
+        candidate = by_key.get(summary.program)
+        if candidate is None:
+            problems.append(f"program {summary.program!r} is not among the candidates")
+            continue
+        problems += _claim_problems(summary, candidate)
+    return problems
+
+
+def _claim_problems(summary: ProgramSummary, candidate: Candidate) -> list[str]:
+    problems, retrieved = [], candidate.evidence.chunk_ids
+    for claim in summary.claims:
+        if candidate.evidence.retrieval_failed and (claim.about_coverage or claim.chunk_ids):
+            problems.append(f"{summary.program}: describes coverage although retrieval failed: {claim.text!r}")
+        elif claim.about_coverage and not claim.chunk_ids:
+            problems.append(f"{summary.program}: uncited coverage claim: {claim.text!r}")
+        problems += [f"{summary.program}: cites {c!r}, which was not retrieved for this program"
+                     for c in claim.chunk_ids if c not in retrieved and not candidate.evidence.retrieval_failed]
+    return problems
+
+
+def _profile_data(profile: Profile) -> dict[str, Any]:
+    plain = {}
+    for name, value in vars(profile).items():
+        if is_unknown(value):
+            plain[name] = f"unknown ({value.reason})"
+        elif hasattr(value, "label"):
+            plain[name] = value.label()
+        else:
+            plain[name] = sorted(value) if isinstance(value, frozenset) else value
+    return plain
+
+
+def _candidate_data(candidate: Candidate) -> dict[str, Any]:
+    result = candidate.result
+    return {"program": result.program.key, "name": result.program.name,
+            "classification": result.classification.value, "retrieval_failed": candidate.evidence.retrieval_failed,
+            "rules": [{"rule": o.rule, "label": o.label, "status": o.status.value, "reason": o.verdict.reason}
+                      for o in result.outcomes],
+            "unknown_fields": list(result.unknown_fields), "always_needed": list(result.program.always_needed)}
+
+
+def build_messages(profile: Profile, candidates: tuple[Candidate, ...]) -> list[dict[str, str]]:
+    """System prompt plus the data, each part inside its own tag."""
+    passages = [{"program": p.program, "chunk_id": p.chunk_id, "heading": p.heading, "text": p.text}
+                for c in candidates for p in c.evidence.passages]
+    user = (f"<profile>{json.dumps(_profile_data(profile))}</profile>\n"
+            f"<candidates>{json.dumps([_candidate_data(c) for c in candidates])}</candidates>\n"
+            f"<passages>{json.dumps(passages)}</passages>")
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[:end + 1]
+
+
+def deterministic_summary(candidate: Candidate) -> ProgramSummary:
+    """The same structure the model fills, written from rule outcomes and passages alone."""
+    result = candidate.result
+    met = [o.label for o in result.outcomes if o.status == "pass"]
+    open_ = [o.label for o in result.unknown_rules]
+    text = f"{result.program.name} is {result.classification.value.replace('_', ' ')}."
+    text += f" Criteria met: {'; '.join(met)}." if met else ""
+    text += f" Still open: {'; '.join(open_)}." if open_ else ""
+    if candidate.evidence.retrieval_failed:
+        text += " Its details could not be verified in the program documents."
+    claims = [Claim(text=_first_sentence(p.text), chunk_ids=[p.chunk_id], about_coverage=True)
+              for p in candidate.evidence.passages[:3]]
+    return ProgramSummary(program=candidate.key, summary=text, claims=claims,
+                          proposed_label=result.classification.value, follow_up_questions=[], still_needed=[])
+
+
+def deterministic_report(candidates: tuple[Candidate, ...]) -> ModelReport:
+    """Whole layer-3 output without a model: likely programs first, then by fewest unknowns."""
+    ordered = sorted(candidates, key=lambda c: (c.result.classification != "likely_relevant",
+                                               len(c.result.unknown_rules)))
+    return ModelReport(programs=[deterministic_summary(c) for c in ordered], priorities=[c.key for c in ordered])
+
+
+def _ask(client: Any, model: str, messages: list[dict[str, str]], options: dict[str, Any]) -> str:
+    response = client.chat(model=model, messages=messages, format=ModelReport.model_json_schema(),
+                           options=options, stream=False)
+    return response.message.content or ""
+
+
+def _review(content: str, candidates: tuple[Candidate, ...]) -> tuple[ModelReport | None, list[str]]:
+    try:
+        report = ModelReport.model_validate_json(content)
+    except ValidationError as exc:
+        return None, [str(exc)]
+    problems = cross_check(report, candidates)
+    return (None, problems) if problems else (report, [])
+
+
+def explain(profile: Profile, candidates: tuple[Candidate, ...], *, client: Any = None, model: str = "llama3.2",
+            options: dict[str, Any] | None = None) -> Explanation:
+    """Ask the model (one retry with errors fed back); otherwise the deterministic writer."""
+    if client is None or not candidates:
+        return Explanation(report=deterministic_report(candidates), writer="deterministic")
+    messages, rejections = build_messages(profile, candidates), []
+    for _attempt in range(2):
+        try:
+            content = _ask(client, model, messages, options or {"temperature": 0})
+        except Exception as exc:  # noqa: BLE001 - any client/transport failure falls back (retryable or not)
+            log.warning("model call failed, using the deterministic writer: %s", exc)
+            return Explanation(report=deterministic_report(candidates), writer="deterministic",
+                               rejections=(*rejections, f"model call failed: {exc}"))
+        report, problems = _review(content, candidates)
+        if report is not None:
+            return Explanation(report=report, writer="model", rejections=tuple(rejections))
+        rejections += problems
+        messages += [{"role": "assistant", "content": content},
+                     {"role": "user", "content": "Your reply was rejected:\n- " + "\n- ".join(problems)
+                      + "\nReply again with corrected JSON only."}]
+    return Explanation(report=deterministic_report(candidates), writer="deterministic", rejections=tuple(rejections))

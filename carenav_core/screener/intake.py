@@ -1,0 +1,237 @@
+"""Layer 0: the intake questions, their answer brackets and the parsed answers.
+
+Every question accepts "dont_know" and "prefer_not_to_say"; a missing answer is allowed too.
+`normalize` (profile.py) turns all three into an explicit Unknown, never a default.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from carenav_core.errors import ConfigError
+from carenav_core.settings import PROJECT_ROOT
+
+INTAKE_FILE = PROJECT_ROOT / "data" / "programs" / "intake.toml"
+DONT_KNOW = "dont_know"
+DECLINED = "prefer_not_to_say"
+Special = Literal["dont_know", "prefer_not_to_say"]
+YesNo = Literal["yes", "no", "dont_know", "prefer_not_to_say"]
+ADLS = ("bathing", "dressing", "eating", "toileting", "transferring", "walking", "medication", "supervision")
+HOME_SETTINGS = ("own_home", "rented_home", "with_family")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bracket:
+    """An answer range (lower, upper]; the first bracket starts at 0 inclusive; upper None = no top."""
+
+    key: str
+    lower: float
+    upper: float | None
+    sliver: float
+    unit: str
+
+    def label(self) -> str:
+        """Human text, e.g. '$1,000 – $1,300'.
+
+        >>> Bracket(key="1000-1300", lower=1000, upper=1300, sliver=10, unit="USD/month").label()
+        '$1,000 – $1,300'
+        """
+        top = f"${self.upper:,.0f}" if self.upper is not None else "or more"
+        return f"${self.lower:,.0f} – {top}" if self.upper is not None else f"${self.lower:,.0f} {top}"
+
+
+class _BracketFamily(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    unit: str = Field(description="Unit of the edges.")
+    sliver: float = Field(ge=0, description="Distance within which an edge counts as aligned with a limit.")
+    upper_edges: list[float] = Field(min_length=1, description="Ascending upper edges; a last open bracket follows.")
+
+    @field_validator("upper_edges")
+    @classmethod
+    def _ascending(cls, edges: list[float]) -> list[float]:
+        if edges != sorted(set(edges)):
+            raise ValueError("upper_edges must be strictly ascending")
+        return edges
+
+
+class _Geography(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    counties: list[str] = Field(min_length=39, max_length=39, description="Washington's 39 counties.")
+    pace_counties: list[str] = Field(description="Counties with a PACE service area.")
+
+
+class _IntakeFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    income: _BracketFamily
+    assets: _BracketFamily
+    geography: _Geography
+
+
+@dataclass(frozen=True, kw_only=True)
+class IntakeOptions:
+    income_brackets: tuple[Bracket, ...]
+    asset_brackets: tuple[Bracket, ...]
+    counties: tuple[str, ...]
+    pace_counties: tuple[str, ...]
+
+
+def _brackets(family: _BracketFamily) -> tuple[Bracket, ...]:
+    lowers = [0.0, *family.upper_edges]
+    uppers = [*family.upper_edges, None]
+    return tuple(Bracket(key=f"{lo:g}-{up:g}" if up is not None else f"{lo:g}+", lower=lo, upper=up,
+                         sliver=family.sliver, unit=family.unit) for lo, up in zip(lowers, uppers))
+
+
+def parse_intake_options(text: str, source: str = "intake.toml") -> IntakeOptions:
+    """Parse the bracket and geography file; ConfigError names the file and field."""
+    try:
+        parsed = _IntakeFile.model_validate(tomllib.loads(text))
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    return IntakeOptions(income_brackets=_brackets(parsed.income), asset_brackets=_brackets(parsed.assets),
+                         counties=tuple(parsed.geography.counties),
+                         pace_counties=tuple(parsed.geography.pace_counties))
+
+
+@lru_cache(maxsize=2)
+def load_intake_options(path: Path = INTAKE_FILE) -> IntakeOptions:
+    """The brackets and counties shipped in data/programs/intake.toml."""
+    return parse_intake_options(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def _in_options(value: str | None, allowed: tuple[str, ...], what: str) -> str | None:
+    if value is None or value in (DONT_KNOW, DECLINED) or value in allowed:
+        return value
+    raise ValueError(f"{value!r} is not a known {what}; expected one of {list(allowed)} or {DONT_KNOW}/{DECLINED}")
+
+
+class Answers(BaseModel):
+    """Raw intake answers (from a form, a JSON file or the URL). Omitted = unanswered."""
+
+    model_config = ConfigDict(extra="forbid")
+    age: int | Special | None = Field(None, description="Age in years of the person screened (0-120).")
+    county: str | None = Field(None, description="Washington county of residence.")
+    household_size: int | Special | None = Field(None, description="People who live and buy food together (1-20).")
+    marital_status: Literal["single", "married", "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Married couples use couple limits.")
+    monthly_income: str | None = Field(None, description="Household gross monthly income bracket key.")
+    assets: str | None = Field(None, description="Countable assets bracket key (person and spouse).")
+    medicare_parts: list[Literal["A", "B", "D"]] | Literal["none", "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Medicare parts held, or 'none'.")
+    apple_health: Literal["none", "categorically_needy", "medically_needy", "msp_only",
+                          "dont_know", "prefer_not_to_say"] | None = Field(None, description="Apple Health coverage.")
+    extra_help: YesNo | None = Field(None, description="Enrolled in Extra Help (Part D low-income subsidy).")
+    disability: YesNo | None = Field(None, description="Blind or disabled under Social Security rules (e.g. gets SSDI).")
+    veteran_status: Literal["veteran", "surviving_spouse", "no", "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Veteran, or surviving spouse of a veteran.")
+    wartime_service: YesNo | None = Field(None, description="The veteran served at least one day in a wartime period.")
+    adl_help: list[Literal[ADLS]] | Literal["none", "dont_know", "prefer_not_to_say"] | None = Field(  # type: ignore[valid-type]
+        None, description="Daily activities the person needs another person's help with.")
+    nursing_facility_level_of_care: Literal["assessed_yes", "assessed_no", "not_assessed",
+                                            "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Result of a DSHS CARE assessment for nursing-facility level of care.")
+    living_situation: Literal["own_home", "rented_home", "with_family", "adult_family_home", "assisted_living",
+                              "nursing_facility", "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Where the person lives now.")
+    has_unpaid_caregiver: YesNo | None = Field(None, description="An unpaid family member or friend helps them.")
+    caring_for_someone: YesNo | None = Field(None, description="The person is an unpaid caregiver of another adult.")
+    care_recipient_age: int | Special | None = Field(None, description="Age of the person they care for.")
+    care_relationship: Literal["spouse", "parent", "other_relative", "friend_or_neighbor",
+                               "dont_know", "prefer_not_to_say"] | None = Field(
+        None, description="Who they care for.")
+    pays_for_heating: YesNo | None = Field(None, description="The household pays for heat directly or in rent.")
+
+    @field_validator("age", "care_recipient_age")
+    @classmethod
+    def _plausible_age(cls, value: int | str | None) -> int | str | None:
+        if isinstance(value, int) and not 0 <= value <= 120:
+            raise ValueError(f"age {value} is outside 0-120")
+        return value
+
+    @field_validator("household_size")
+    @classmethod
+    def _plausible_size(cls, value: int | str | None) -> int | str | None:
+        if isinstance(value, int) and not 1 <= value <= 20:
+            raise ValueError(f"household size {value} is outside 1-20")
+        return value
+
+    @field_validator("county")
+    @classmethod
+    def _known_county(cls, value: str | None) -> str | None:
+        return _in_options(value, load_intake_options().counties, "Washington county")
+
+    @field_validator("monthly_income")
+    @classmethod
+    def _known_income(cls, value: str | None) -> str | None:
+        return _in_options(value, tuple(b.key for b in load_intake_options().income_brackets), "income bracket")
+
+    @field_validator("assets")
+    @classmethod
+    def _known_assets(cls, value: str | None) -> str | None:
+        return _in_options(value, tuple(b.key for b in load_intake_options().asset_brackets), "asset bracket")
+
+
+def parse_answers(raw: dict) -> Answers:
+    """Validate raw answers; ConfigError lists every bad field and what was expected."""
+    try:
+        return Answers.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"answers are invalid: {exc}") from exc
+
+
+LIST_FIELDS = ("medicare_parts", "adl_help")
+INT_FIELDS = ("age", "household_size", "care_recipient_age")
+
+
+def answers_to_params(answers: dict) -> dict[str, str]:
+    """Flat strings for a shareable URL (st.query_params); lists are comma-joined. Nothing identifying is asked.
+
+    >>> answers_to_params({"age": 70, "adl_help": ["bathing", "eating"]})
+    {'age': '70', 'adl_help': 'bathing,eating'}
+    """
+    return {k: ",".join(v) if isinstance(v, list) else str(v) for k, v in answers.items() if v is not None}
+
+
+def params_to_answers(params: dict[str, str]) -> dict:
+    """Inverse of answers_to_params; unknown keys are kept so that validation can reject them.
+
+    >>> params_to_answers({"age": "70", "adl_help": "bathing,eating", "county": "King"})
+    {'age': 70, 'adl_help': ['bathing', 'eating'], 'county': 'King'}
+    """
+    answers: dict = {}
+    for key, value in params.items():
+        if key in INT_FIELDS and value.isdigit():
+            answers[key] = int(value)
+        elif key in LIST_FIELDS and value not in ("none", DONT_KNOW, DECLINED):
+            answers[key] = value.split(",")
+        else:
+            answers[key] = value
+    return answers
+
+
+def choices(field: str) -> tuple[str, ...]:
+    """The answer values a form offers for a field, without the don't-know/decline options."""
+    options = load_intake_options()
+    if field == "county":
+        return options.counties
+    if field in ("monthly_income", "assets"):
+        return tuple(b.key for b in (options.income_brackets if field == "monthly_income" else options.asset_brackets))
+    if field in INT_FIELDS:
+        return tuple(str(n) for n in (range(1, 21) if field == "household_size" else range(0, 121)))
+    return tuple(_literal_values(Answers.model_fields[field].annotation))
+
+
+def _literal_values(annotation: object) -> list[str]:
+    from typing import get_args
+    found: list[str] = []
+    for arg in get_args(annotation):
+        if isinstance(arg, str):
+            found += [] if arg in (DONT_KNOW, DECLINED) else [arg]
+        else:
+            found += _literal_values(arg)
+    return found

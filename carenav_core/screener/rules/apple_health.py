@@ -1,0 +1,89 @@
+"""Apple Health (Washington Medicaid): SSI-related coverage for 65+/blind/disabled, MAGI for 19-64."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
+                                              rule, unknown, verdict)
+
+KEY = "apple_health"
+HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
+           "https://hca.wa.gov/free-or-low-cost-health-care/i-need-medical-dental-or-vision-care/aged-blind-or-disabled")
+WAC_512_0010 = ("WAC 182-512-0010 SSI-related income and resource limits",
+                "http://www.dshs.wa.gov/manuals/wac/182-512-0010.shtml")
+ENROLLED = "categorically_needy"
+
+
+def pathway(profile: Profile, context: Context) -> str | None:
+    """'ssi' (65+ or disabled), 'magi' (19-64 without Medicare), 'none', or None when not settled."""
+    t, on = context.thresholds, context.on
+    if not is_unknown(profile.age) and profile.age >= t.amount("apple_health_ssi_related_age", on).amount:
+        return "ssi"
+    if not is_unknown(profile.disability) and profile.disability:
+        return "ssi"
+    if is_unknown(profile.age) or is_unknown(profile.disability) or is_unknown(profile.medicare_parts):
+        return None
+    in_band = t.amount("apple_health_magi_min_age", on).amount <= profile.age <= t.amount("apple_health_magi_max_age", on).amount
+    return "magi" if in_band and not profile.medicare_parts else "none"
+
+
+@rule(program=KEY, label="Aged 65+, blind or disabled, or an adult 19-64 without Medicare",
+      document="apple_health#age-and-category", legal=HCA_ABD)
+def in_coverage_category(profile: Profile, context: Context) -> Verdict:
+    route = pathway(profile, context)
+    if route is None:
+        return unknown(profile, "age", "disability", "medicare_parts")
+    names = {"ssi": "SSI-related (65+, blind or disabled)", "magi": "MAGI adult (19-64, no Medicare)"}
+    return verdict(route != "none", f"coverage group: {names.get(route, 'none of the adult groups')}")
+
+
+@rule(program=KEY, label="Income within the categorically needy (SSI-related) or MAGI limit",
+      document="apple_health#income-limit", legal=WAC_512_0010)
+def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdict:
+    if profile.apple_health == ENROLLED:
+        return verdict(True, "already enrolled in categorically needy Apple Health")
+    route = pathway(profile, context)
+    missing = unknown(profile, "monthly_income") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
+    if missing:
+        return missing
+    if route == "magi":
+        missing = unknown(profile, "household_size")
+        return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
+            "apple_health_magi_income", context.on, profile.household_size), "household income")
+    return _ssi_income(profile, context)
+
+
+def _ssi_income(profile: Profile, context: Context) -> Verdict:
+    # Above the CN level a person may still qualify as medically needy with a spend-down
+    # (WAC 182-519-0110), so income alone never excludes the SSI-related group.
+    missing = unknown(profile, "married")
+    if missing:
+        return missing
+    limit = context.thresholds.for_unit("apple_health_cn_income", context.on, married=profile.married)
+    result = income_within(profile, limit, "income", individual=False)
+    if result.status is Status.PASS:
+        return result
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; above the CN level a medically needy "
+                   "spend-down may still apply", unknown_fields=result.unknown_fields, thresholds=result.thresholds,
+                   needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
+
+
+@rule(program=KEY, label="Resources within $2,000 single / $3,000 couple (SSI-related; MAGI has no asset test)",
+      document="apple_health#resource-limit", legal=WAC_512_0010)
+def resources_within_limit(profile: Profile, context: Context) -> Verdict:
+    if profile.apple_health == ENROLLED:
+        return verdict(True, "already enrolled in categorically needy Apple Health")
+    route = pathway(profile, context)
+    if route == "magi":
+        return verdict(True, "MAGI adult coverage has no asset test")
+    missing = unknown(profile, "assets", "married") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
+    if missing:
+        return missing
+    limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.married)
+    return at_or_below(profile.assets, limit, "countable assets")
+
+
+PROGRAM = Program(
+    key=KEY, name="Apple Health (Washington Medicaid)",
+    rules=(in_coverage_category, income_within_cn_or_magi_limit, resources_within_limit),
+    always_needed=("Washington residency and citizenship or qualifying immigration status",),
+    official_url="https://hca.wa.gov/free-or-low-cost-health-care/i-need-medical-dental-or-vision-care/aged-blind-or-disabled")

@@ -1,0 +1,191 @@
+"""What a rule is: one criterion of one program, returning pass | fail | unknown with its sources."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from typing import Callable
+
+from carenav_core.screener.intake import Bracket, IntakeOptions
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.thresholds import Reference, Threshold, ThresholdNotInForce, ThresholdTable
+
+
+class Status(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Context:
+    """What every rule may read besides the profile: the thresholds, the date, the intake options."""
+
+    thresholds: ThresholdTable
+    on: date
+    options: IntakeOptions
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """A rule's answer. `needs` names facts beyond the intake that would settle an unknown."""
+
+    status: Status
+    reason: str
+    unknown_fields: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    thresholds: tuple[Threshold, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """A verdict with the rule that produced it, so the UI can cite the criterion."""
+
+    program: str
+    rule: str
+    label: str
+    document: str
+    legal: Reference
+    verdict: Verdict
+
+    @property
+    def status(self) -> Status:
+        return self.verdict.status
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    name: str
+    program: str
+    label: str
+    document: str
+    legal: Reference
+    check: Callable[[Profile, Context], Verdict]
+
+    def evaluate(self, profile: Profile, context: Context) -> Outcome:
+        """Run the check; a limit with no value in force on the date makes the rule unknown."""
+        try:
+            verdict = self.check(profile, context)
+        except ThresholdNotInForce as exc:
+            verdict = Verdict(status=Status.UNKNOWN, reason=f"no figure on file for {context.on}: {exc}",
+                              needs=(f"the limit in force on {context.on} (not in the reference data)",))
+        return Outcome(program=self.program, rule=self.name, label=self.label, document=self.document,
+                       legal=self.legal, verdict=verdict)
+
+
+def rule(*, program: str, label: str, document: str, legal: tuple[str, str]) -> Callable[..., Rule]:
+    """Declare a criterion: `document` is the corpus chunk id, `legal` the (title, href) of its source."""
+    def wrap(check: Callable[[Profile, Context], Verdict]) -> Rule:
+        return Rule(name=check.__name__, program=program, label=label, document=document,
+                    legal=Reference(title=legal[0], href=legal[1]), check=check)
+    return wrap
+
+
+@dataclass(frozen=True, kw_only=True)
+class Program:
+    """A screened program: its rules and the facts it needs that the intake never collects."""
+
+    key: str
+    name: str
+    rules: tuple[Rule, ...]
+    always_needed: tuple[str, ...]
+    official_url: str
+
+
+def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
+    """An UNKNOWN verdict naming the unanswered fields among `names`, or None if all are known."""
+    missing = tuple(n for n in names if is_unknown(getattr(profile, n)))
+    if not missing:
+        return None
+    return Verdict(status=Status.UNKNOWN, unknown_fields=missing,
+                   reason=reason or f"not answered: {', '.join(missing)}")
+
+
+def verdict(passed: bool, reason: str, *thresholds: Threshold) -> Verdict:
+    """PASS or FAIL with a reason and the figures compared."""
+    return Verdict(status=Status.PASS if passed else Status.FAIL, reason=reason, thresholds=thresholds)
+
+
+def at_least(value: int, limit: Threshold, what: str) -> Verdict:
+    """PASS when value >= limit (ages)."""
+    return verdict(value >= limit.amount, f"{what} {value} vs minimum {limit.describe()}", limit)
+
+
+def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float = 1.0) -> Verdict:
+    """Compare an answer bracket with a ceiling. `scale` turns a monthly bracket into the limit's unit.
+
+    A bracket wholly at/below passes and wholly above fails; an edge within the bracket's sliver of
+    the limit counts as aligned (documented bracket policy); a bracket straddling the limit is unknown.
+    """
+    lower, sliver = bracket.lower * scale, bracket.sliver * scale
+    upper = None if bracket.upper is None else bracket.upper * scale
+    said = f"{what} bracket {bracket.label()}{' x12' if scale == 12 else ''} vs limit {limit.describe()}"
+    if upper is not None and upper <= limit.amount:
+        return verdict(True, f"{said}: the whole bracket is at or below the limit", limit)
+    if upper is not None and upper - limit.amount <= sliver:
+        return verdict(True, f"{said}: top edge within the ${sliver:,.0f} sliver of the limit, treated as aligned", limit)
+    if lower >= limit.amount - sliver:
+        aligned = "" if lower >= limit.amount else f" (bottom edge within the ${sliver:,.0f} sliver, treated as aligned)"
+        return verdict(False, f"{said}: the whole bracket is above the limit{aligned}", limit)
+    return Verdict(status=Status.UNKNOWN, reason=f"{said}: the bracket straddles the limit", thresholds=(limit,),
+                   needs=(f"exact {what} (the answer bracket straddles {limit.describe()})",))
+
+
+def only_passes(result: Verdict, need: str, *fields: str) -> Verdict:
+    """A FAIL that the compared figure cannot settle (wrong income scope, deductions) becomes UNKNOWN."""
+    if result.status is not Status.FAIL:
+        return result
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {need}", unknown_fields=fields,
+                   needs=(need,), thresholds=result.thresholds)
+
+
+def income_scope_exact(profile: Profile, *, individual: bool) -> bool:
+    """Whether household income is exactly the income the limit counts.
+
+    Individual limits (TSOA, SIL) count the applicant's own income: exact only for a household of 1.
+    Single/couple limits count the person and spouse: exact for a household of 1 (single) or 2 (married).
+    """
+    if is_unknown(profile.household_size) or (not individual and is_unknown(profile.married)):
+        return False
+    return profile.household_size == (1 if individual or not profile.married else 2)
+
+
+def income_within(profile: Profile, limit: Threshold, what: str, *, individual: bool) -> Verdict:
+    """Household income bracket vs a personal or couple limit; household income can only prove a pass."""
+    result = at_or_below(profile.monthly_income, limit, what)
+    if income_scope_exact(profile, individual=individual):
+        return result
+    own = "the person's own income" if individual else "the income of the person and spouse"
+    scope = tuple(n for n in ("household_size",) if is_unknown(profile.household_size))
+    return only_passes(result, f"{own} (household income covers more people)", *scope)
+
+
+def minimum_age(profile: Profile, context: Context, key: str, field: str = "age") -> Verdict:
+    """Age field vs an age parameter."""
+    missing = unknown(profile, field)
+    return missing or at_least(getattr(profile, field), context.thresholds.amount(key, context.on), field.replace("_", " "))
+
+
+def nursing_facility_level(profile: Profile) -> Verdict:
+    """A CARE assessment result; 'not assessed' stays unknown (the assessment is what settles it)."""
+    missing = unknown(profile, "nursing_facility_level_of_care",
+                      reason="nursing-facility level of care has not been assessed or is not known")
+    if missing:
+        return Verdict(status=missing.status, reason=missing.reason, unknown_fields=missing.unknown_fields,
+                       needs=("a DSHS CARE assessment of nursing-facility level of care (WAC 388-106-0355)",))
+    return verdict(profile.nursing_facility_level_of_care,
+                   "assessed at nursing-facility level of care" if profile.nursing_facility_level_of_care
+                   else "assessed as not at nursing-facility level of care")
+
+
+def at_home(profile: Profile, homes: tuple[str, ...]) -> Verdict:
+    """Living situation within the settings a program serves."""
+    missing = unknown(profile, "living_situation")
+    return missing or verdict(profile.living_situation in homes,
+                              f"lives in: {profile.living_situation.replace('_', ' ')}")
+
+
+def yes_no(profile: Profile, field: str, yes: str, no: str) -> Verdict:
+    """PASS on yes, FAIL on no, UNKNOWN when unanswered."""
+    missing = unknown(profile, field)
+    return missing or verdict(getattr(profile, field), yes if getattr(profile, field) else no)

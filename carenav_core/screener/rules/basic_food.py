@@ -1,0 +1,64 @@
+"""Basic Food (Washington's SNAP): broad-based categorical eligibility at 200% FPL (WAC 388-414-0001)."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, only_passes, rule,
+                                              unknown, verdict)
+
+KEY = "basic_food"
+DSHS_CE = ("DSHS EA-Z: categorical eligibility for Basic Food (WAC 388-414-0001)",
+           "https://dshs.wa.gov/esa/eligibility-z-manual-ea-z/categorical-eligibility-basic-food")
+DSHS_STANDARDS = ("DSHS: Basic Food standards", "https://www.dshs.wa.gov/esa/standards/basic-food")
+
+
+def elderly_or_disabled(profile: Profile, context: Context) -> bool | None:
+    """Whether the screened person is 60+ or disabled; None when the answers cannot say."""
+    age_limit = context.thresholds.amount("basic_food_elderly_age", context.on).amount
+    if (not is_unknown(profile.age) and profile.age >= age_limit) or profile.disability is True:
+        return True
+    if is_unknown(profile.age) or is_unknown(profile.disability):
+        return None
+    return False
+
+
+def gross_test(profile: Profile, context: Context) -> Verdict:
+    """Household gross income vs the 200% FPL categorical-eligibility table."""
+    missing = unknown(profile, "monthly_income", "household_size")
+    return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
+        "basic_food_gross_income", context.on, profile.household_size), "household gross income")
+
+
+@rule(program=KEY, label="Household gross income within 200% FPL, or net income test for a 60+/disabled member",
+      document="basic_food#income-limit", legal=DSHS_CE)
+def income_within_basic_food_limit(profile: Profile, context: Context) -> Verdict:
+    gross = gross_test(profile, context)
+    if gross.status is not Status.FAIL:
+        return gross
+    senior = elderly_or_disabled(profile, context)
+    if senior is None:
+        return unknown(profile, "age", "disability")
+    if not senior:
+        return gross
+    net = context.thresholds.for_size("basic_food_net_income", context.on, profile.household_size)
+    return only_passes(gross, f"net income after deductions vs {net.describe()} (member 60+ or disabled)")
+
+
+@rule(program=KEY, label="Resources within $4,500 when not categorically eligible (member 60+/disabled)",
+      document="basic_food#resource-limit", legal=DSHS_STANDARDS)
+def resources_within_basic_food_limit(profile: Profile, context: Context) -> Verdict:
+    gross = gross_test(profile, context)
+    if gross.status is Status.PASS:
+        return verdict(True, "categorically eligible: no resource test")
+    if elderly_or_disabled(profile, context) is False:
+        return verdict(True, "no resource test applies here without a 60+/disabled member (gross test decides)")
+    missing = unknown(profile, "assets")
+    return missing or at_or_below(profile.assets, context.thresholds.amount(
+        "basic_food_resources_elderly", context.on), "countable assets")
+
+
+PROGRAM = Program(
+    key=KEY, name="Basic Food (SNAP)",
+    rules=(income_within_basic_food_limit, resources_within_basic_food_limit),
+    always_needed=("shelter, utility and medical costs (deductions for the net income test)",
+                   "citizenship or qualifying immigration status of household members"),
+    official_url=DSHS_STANDARDS[1])

@@ -1,0 +1,83 @@
+"""COPES 1915(c) waiver: WAC 388-106-0310 (functional/age), WAC 182-515-1506 to -1508 (financial)."""
+from __future__ import annotations
+
+from carenav_core.screener.intake import HOME_SETTINGS
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
+                                              income_within, nursing_facility_level, only_passes, rule, unknown,
+                                              verdict)
+
+KEY = "copes"
+WAC_0310 = ("WAC 388-106-0310 COPES eligibility", "http://apps.leg.wa.gov/wac/default.aspx?cite=388-106-0310")
+WAC_1506 = ("WAC 182-515-1506 HCB waiver general eligibility", "https://app.leg.wa.gov/WAC/default.aspx?cite=182-515-1506")
+WAC_1508 = ("HCA: HCS home and community based waivers (WAC 182-515-1507/-1508)",
+            "https://hca.wa.gov/health-care-services-supports/program-administration/hcs-home-and-community-based-hcb-waivers")
+WAC_1350 = ("WAC 182-513-1350 LTC resource standards", "https://www.hca.wa.gov/node?page=90")
+COMMUNITY_SETTINGS = (*HOME_SETTINGS, "adult_family_home", "assisted_living")
+
+
+@rule(program=KEY, label="65 or older, or 18+ and blind or disabled", document="copes#age-and-category", legal=WAC_0310)
+def aged_65_or_disabled_adult(profile: Profile, context: Context) -> Verdict:
+    t, on = context.thresholds, context.on
+    missing = unknown(profile, "age")
+    if missing:
+        return missing
+    if profile.age >= t.amount("copes_age", on).amount:
+        return at_least(profile.age, t.amount("copes_age", on), "age")
+    adult = at_least(profile.age, t.amount("copes_disabled_min_age", on), "age")
+    if adult.status is Status.FAIL:
+        return adult
+    return unknown(profile, "disability") or verdict(profile.disability, f"{adult.reason}; disabled: "
+                                                     f"{'yes' if profile.disability else 'no'}", *adult.thresholds)
+
+
+@rule(program=KEY, label="Nursing-facility level of care", document="copes#functional-need", legal=WAC_0310)
+def assessed_nursing_facility_level_of_care(profile: Profile, context: Context) -> Verdict:
+    return nursing_facility_level(profile)
+
+
+@rule(program=KEY, label="Lives at home, in an adult family home or in assisted living", document="copes#living-situation",
+      legal=WAC_1506)
+def community_setting(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "living_situation")
+    if missing:
+        return missing
+    if profile.living_situation == "nursing_facility":
+        # A nursing-facility resident may move back to the community with waiver services.
+        return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
+                       needs=("whether a return to home or a residential setting is planned",))
+    return verdict(profile.living_situation in COMMUNITY_SETTINGS, f"lives in: {profile.living_situation.replace('_', ' ')}")
+
+
+@rule(program=KEY, label="Own income at or below the Special Income Level (300% FBR), or CN Apple Health",
+      document="copes#income-limit", legal=WAC_1508)
+def income_within_special_income_level(profile: Profile, context: Context) -> Verdict:
+    if profile.apple_health == "categorically_needy":
+        return verdict(True, "already eligible for SSI-related CN Apple Health (route A, WAC 182-515-1507)")
+    missing = unknown(profile, "monthly_income")
+    return missing or income_within(profile, context.thresholds.amount("special_income_level", context.on),
+                                    "income", individual=True)
+
+
+@rule(program=KEY, label="Resources within $2,000 single (spousal protections for a married couple)",
+      document="copes#resource-limit", legal=WAC_1350)
+def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "assets", "married")
+    if missing:
+        return missing
+    result = at_or_below(profile.assets, context.thresholds.for_unit("ltc_resources", context.on,
+                                                                     married=profile.married), "countable assets")
+    if not profile.married:
+        return result
+    return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules)")
+
+
+PROGRAM = Program(
+    key=KEY, name="COPES waiver (Community Options Program Entry System)",
+    rules=(aged_65_or_disabled_adult, assessed_nursing_facility_level_of_care, community_setting,
+           income_within_special_income_level, resources_within_ltc_standard),
+    always_needed=("needs and would receive at least one COPES waiver service each month",
+                   "asset transfers in the last 60 months (transfer penalty)",
+                   "home equity (a limit applies)",
+                   "Washington residency and citizenship or qualifying immigration status"),
+    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/hcs-home-and-community-based-hcb-waivers")

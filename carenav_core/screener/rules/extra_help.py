@@ -1,0 +1,52 @@
+"""Extra Help (Medicare Part D Low-Income Subsidy), administered by SSA."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import (Context, Program, Verdict, at_or_below, income_within, rule, unknown,
+                                              verdict)
+
+KEY = "extra_help"
+SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
+           "https://cybercemetery.unt.edu/archive/oilspill/20121016233213/http://www.ssa.gov/pubs/10128.html")
+ELDERLAW = ("Elder Law Answers: Medicare prescription drug coverage for low-income beneficiaries",
+            "https://attorney.elderlawanswers.com/medicare-prescription-drug-coverage-for-low-income-beneficiaries-12181")
+DEEMED = ("categorically_needy", "medically_needy", "msp_only")
+
+
+def _deemed(profile: Profile) -> bool:
+    """Full Medicaid or a Medicare Savings Program confers Extra Help automatically."""
+    return profile.apple_health in DEEMED
+
+
+@rule(program=KEY, label="Has Medicare (Part A and/or B)", document="extra_help#age-and-category", legal=SSA_PUB)
+def has_medicare(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "medicare_parts")
+    return missing or verdict(bool(profile.medicare_parts & {"A", "B"}),
+                              f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
+
+
+@rule(program=KEY, label="Income below 150% FPL (or automatic through Medicaid/MSP)", document="extra_help#income-limit",
+      legal=ELDERLAW)
+def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
+    if _deemed(profile):
+        return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
+    missing = unknown(profile, "monthly_income", "married")
+    return missing or income_within(profile, context.thresholds.for_unit(
+        "extra_help_income", context.on, married=profile.married), "income", individual=False)
+
+
+@rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",
+      document="extra_help#resource-limit", legal=ELDERLAW)
+def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
+    if _deemed(profile):
+        return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
+    missing = unknown(profile, "assets", "married")
+    return missing or at_or_below(profile.assets, context.thresholds.for_unit(
+        "extra_help_resources", context.on, married=profile.married), "countable assets")
+
+
+PROGRAM = Program(
+    key=KEY, name="Extra Help (Medicare Part D Low-Income Subsidy)",
+    rules=(has_medicare, income_below_150_percent_fpl, resources_within_lis_limit),
+    always_needed=(),
+    official_url=SSA_PUB[1])

@@ -1,0 +1,39 @@
+"""Family Caregiver Support Program (RCW 74.41; respite WAC 388-106-1210). No income test for core services."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import Context, Program, Status, Verdict, minimum_age, rule, unknown, verdict
+
+KEY = "fcsp"
+RCW_7441 = ("RCW 74.41.020 Family caregiver support: findings and intent",
+            "https://law.justia.com/codes/washington/2013/title-74/chapter-74.41/section-74.41.020/")
+FBHWA = ("fbhwa.org: Family Caregiver Support Services", "https://fbhwa.org/programs/elder-services/family-caregiver-support-services/")
+
+
+@rule(program=KEY, label="An unpaid family or other caregiver is involved", document="fcsp#caregiver", legal=RCW_7441)
+def unpaid_caregiver_involved(profile: Profile, context: Context) -> Verdict:
+    if profile.caring_for_someone is True:
+        return verdict(True, "the person is an unpaid caregiver of another adult")
+    if profile.has_unpaid_caregiver is True:
+        return verdict(True, "an unpaid caregiver helps the person (the caregiver is who FCSP serves)")
+    missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
+    return missing or verdict(False, "no unpaid caregiving relationship in either direction")
+
+
+@rule(program=KEY, label="The person cared for is 18 or older", document="fcsp#age-and-category", legal=FBHWA)
+def care_receiver_is_adult(profile: Profile, context: Context) -> Verdict:
+    if profile.caring_for_someone is True:
+        return minimum_age(profile, context, "fcsp_care_receiver_min_age", field="care_recipient_age")
+    if profile.has_unpaid_caregiver is True:
+        return minimum_age(profile, context, "fcsp_care_receiver_min_age")
+    missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
+    return missing or Verdict(status=Status.FAIL, reason="no one is being cared for")
+
+
+PROGRAM = Program(
+    key=KEY, name="Family Caregiver Support Program (FCSP), including respite",
+    rules=(unpaid_caregiver_involved, care_receiver_is_adult),
+    always_needed=("the care receiver's functional disability (TCARE screening by the Area Agency on Aging)",
+                   "for respite: about 40+ hours a week of care, or living with an adult who needs continuous care",
+                   "for respite: the care receiver is not on Medicaid or state-funded long-term care"),
+    official_url=RCW_7441[1])

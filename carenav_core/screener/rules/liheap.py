@@ -1,0 +1,31 @@
+"""LIHEAP energy assistance, administered by WA Commerce through local agencies."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import Context, Program, Verdict, at_or_below, rule, unknown, yes_no
+
+KEY = "liheap"
+COMMERCE = ("Commerce: energy assistance", "https://commerce.wa.gov/ko/energy-policy/energy-assistance")
+COMMERCE_POLICY = ("Commerce LIHEAP policy (2016 archive)",
+                   "http://eot.us.archive.org/eot/20161202053616/http:/fortress.wa.gov/com/liheappolicy/Page.aspx?hid=42")
+
+
+@rule(program=KEY, label="Household income at or below 150% FPL", document="liheap#income-limit", legal=COMMERCE)
+def income_within_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "monthly_income", "household_size")
+    return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
+        "liheap_income", context.on, profile.household_size), "household income")
+
+
+@rule(program=KEY, label="Pays for heat directly or through rent", document="liheap#other-requirements",
+      legal=COMMERCE_POLICY)
+def pays_for_heating(profile: Profile, context: Context) -> Verdict:
+    return yes_no(profile, "pays_for_heating", "pays for heat", "does not pay for heat")
+
+
+PROGRAM = Program(
+    key=KEY, name="LIHEAP energy assistance",
+    rules=(income_within_150_percent_fpl, pays_for_heating),
+    always_needed=("whether the household already received LIHEAP this program year",
+                   "whether a tribe's own LIHEAP program serves the household"),
+    official_url=COMMERCE[1])

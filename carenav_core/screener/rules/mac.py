@@ -1,0 +1,56 @@
+"""Medicaid Alternative Care (MAC): support for the unpaid caregiver of a Medicaid client (WAC 182-513-1605)."""
+from __future__ import annotations
+
+from carenav_core.screener.intake import HOME_SETTINGS
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, minimum_age,
+                                              nursing_facility_level, rule, unknown, verdict, yes_no)
+
+KEY = "mac"
+WAC_1605 = ("WAC 182-513-1605 Medicaid alternative care (HCA MAC page)",
+            "https://hca.wa.gov/health-care-services-supports/program-administration/medicaid-alternative-care-mac")
+
+
+@rule(program=KEY, label="Care receiver is 55 or older", document="mac#age-and-category", legal=WAC_1605)
+def care_receiver_55_or_older(profile: Profile, context: Context) -> Verdict:
+    return minimum_age(profile, context, "mac_min_age")
+
+
+@rule(program=KEY, label="Assessed at nursing-facility level of care", document="mac#functional-need", legal=WAC_1605)
+def assessed_nursing_facility_level_of_care(profile: Profile, context: Context) -> Verdict:
+    return nursing_facility_level(profile)
+
+
+@rule(program=KEY, label="Eligible for categorically needy or ABP Apple Health", document="mac#financial-eligibility",
+      legal=WAC_1605)
+def categorically_needy_apple_health(profile: Profile, context: Context) -> Verdict:
+    # MAC has no income or asset test of its own; it rides on noninstitutional CN/ABP (or SIPI)
+    # eligibility, which the intake's coverage answer can confirm but not rule out.
+    missing = unknown(profile, "apple_health")
+    if missing:
+        return missing
+    if profile.apple_health == "categorically_needy":
+        return verdict(True, "has categorically needy Apple Health")
+    return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {profile.apple_health.replace('_', ' ')}",
+                   needs=("whether the care receiver is eligible for categorically needy Apple Health",))
+
+
+@rule(program=KEY, label="Lives at home, not in a residential or institutional setting",
+      document="mac#living-situation", legal=WAC_1605)
+def lives_at_home(profile: Profile, context: Context) -> Verdict:
+    return at_home(profile, HOME_SETTINGS)
+
+
+@rule(program=KEY, label="Has an unpaid caregiver", document="mac#caregiver", legal=WAC_1605)
+def has_unpaid_caregiver(profile: Profile, context: Context) -> Verdict:
+    return yes_no(profile, "has_unpaid_caregiver", "an unpaid caregiver helps them", "no unpaid caregiver")
+
+
+PROGRAM = Program(
+    key=KEY, name="Medicaid Alternative Care (MAC)",
+    rules=(care_receiver_55_or_older, assessed_nursing_facility_level_of_care, categorically_needy_apple_health,
+           lives_at_home, has_unpaid_caregiver),
+    always_needed=("current MAC enrollment status (a statewide waitlist was reported from 2025-12-01)",
+                   "the caregiver is 18 or older and unpaid",
+                   "Washington residency and citizenship or qualifying immigration status"),
+    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/medicaid-alternative-care-mac")

@@ -1,0 +1,51 @@
+"""Medicare Savings Programs (QMB, SLMB, QI-1): WAC 182-517-0100. No resource test in WA since 2023-01-01."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.rules.base import Context, Program, Status, Verdict, income_within, rule, unknown, verdict
+
+KEY = "msp"
+HCA_MSP = ("HCA: Medicare Savings Program (WAC 182-517-0100)",
+           "https://www.hca.wa.gov/free-or-low-cost-health-care/i-help-others-apply-and-access-apple-health/medicare-savings-program-msp")
+WSR_26_01_043 = ("WSR 26-01-043 (WAC 182-517-0100 amended 2026-01-19)",
+                 "https://lawfilesext.leg.wa.gov/law/wsr/2026/01/26-01-043.htm")
+
+
+@rule(program=KEY, label="Entitled to Medicare Part A, or (from 2026-01-19) enrolled in Extra Help",
+      document="msp#age-and-category", legal=WSR_26_01_043)
+def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict:
+    if not is_unknown(profile.medicare_parts) and "A" in profile.medicare_parts:
+        return verdict(True, "has Medicare Part A")
+    route = context.thresholds.amount("msp_extra_help_route", context.on)
+    if route.amount and not is_unknown(profile.extra_help) and profile.extra_help:
+        return verdict(True, "enrolled in Extra Help, which qualifies from 2026-01-19", route)
+    if not is_unknown(profile.medicare_parts) and not profile.medicare_parts:
+        # Extra Help itself requires Medicare, so no Medicare at all settles both routes.
+        return verdict(False, "no Medicare (Extra Help also requires Medicare)", route)
+    fields = ("medicare_parts", "extra_help") if route.amount else ("medicare_parts",)
+    missing = unknown(profile, *fields)
+    return missing or verdict(False, "no Medicare Part A" + (" and no Extra Help" if route.amount else ""), route)
+
+
+@rule(program=KEY, label="Countable income at or below the QI-1 limit (138% FPL) plus the $20 disregard",
+      document="msp#income-limit", legal=HCA_MSP)
+def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "monthly_income", "married")
+    if missing:
+        return missing
+    t, on = context.thresholds, context.on
+    countable = t.for_unit("msp_qi1_income", on, married=profile.married)
+    disregard = t.amount("ssi_general_income_disregard", on)
+    gross = replace(countable, amount=countable.amount + disregard.amount,
+                    label=f"{countable.label} + ${disregard.amount:g} general disregard")
+    result = income_within(profile, gross, "income", individual=False)
+    return replace(result, thresholds=(countable, disregard)) if result.status is not Status.UNKNOWN else result
+
+
+PROGRAM = Program(
+    key=KEY, name="Medicare Savings Programs (QMB / SLMB / QI-1)",
+    rules=(medicare_part_a_or_extra_help, income_within_qi1_limit),
+    always_needed=("Washington residency and citizenship or qualifying immigration status",),
+    official_url="https://www.hca.wa.gov/health-care-services-supports/apple-health-medicaid-coverage/medicare-savings-program")

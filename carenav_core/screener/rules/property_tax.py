@@ -1,0 +1,59 @@
+"""Senior citizen / disabled person property tax exemption (RCW 84.36.381; WAC 458-16A-130)."""
+from __future__ import annotations
+
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
+                                              rule, unknown, verdict)
+
+KEY = "property_tax"
+WAC_130 = ("WAC 458-16A-130 Senior citizen and disabled person exemption",
+           "https://lawfilesext.leg.wa.gov/Law/WACArchive/2021/htm/WAC%20458%20%20TITLE/WAC%20458%20-%2016A%20CHAPTER/WAC%20458%20-%2016A-130.htm")
+DOR_NOTICE = ("DOR special notice: legislative changes to property tax relief programs",
+              "https://dor.wa.gov/forms-publications/publications-subject/special-notices/legislative-changes-property-tax-relief-programs")
+MONTHS = 12
+
+
+@rule(program=KEY, label="61 or older, or retired because of a disability", document="property_tax#age-and-category",
+      legal=WAC_130)
+def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
+    if profile.disability is True:
+        return verdict(True, "has a disability")
+    missing = unknown(profile, "age")
+    if missing:
+        return missing
+    result = at_least(profile.age, context.thresholds.amount("property_tax_min_age", context.on), "age")
+    if result.status is Status.FAIL and profile.disability is not False:
+        return unknown(profile, "disability")
+    return result
+
+
+@rule(program=KEY, label="Owns and lives in the home as principal residence", document="property_tax#living-situation",
+      legal=WAC_130)
+def owns_and_occupies_home(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "living_situation")
+    if missing:
+        return missing
+    if profile.living_situation == "nursing_facility":
+        return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
+                       needs=("whether they still own the home they lived in",))
+    return verdict(profile.living_situation == "own_home", f"lives in: {profile.living_situation.replace('_', ' ')}")
+
+
+@rule(program=KEY, label="Combined disposable income at or below the county's threshold 3",
+      document="property_tax#income-limit", legal=DOR_NOTICE)
+def income_within_county_threshold(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "monthly_income", "county")
+    if missing:
+        return missing
+    limit = context.thresholds.for_county("property_tax_income_threshold_3", context.on, profile.county)
+    result = at_or_below(profile.monthly_income, limit, "household income", scale=MONTHS)
+    # Disposable income subtracts unreimbursed medical and in-home care costs (RCW 84.36.383).
+    return only_passes(result, "prior-year combined disposable income after medical and care deductions")
+
+
+PROGRAM = Program(
+    key=KEY, name="Property tax exemption for seniors and people with disabilities",
+    rules=(aged_61_or_disabled, owns_and_occupies_home, income_within_county_threshold),
+    always_needed=("prior-year combined disposable income (after allowed medical and care costs)",
+                   "lived in the home more than six months of the year"),
+    official_url=DOR_NOTICE[1])

@@ -1,0 +1,80 @@
+"""VA Veterans Pension with Aid & Attendance (38 U.S.C. 1521; va.gov pension pages)."""
+from __future__ import annotations
+
+from carenav_core.screener.intake import Bracket
+from carenav_core.screener.profile import Profile
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
+                                              rule, unknown, verdict, yes_no)
+from carenav_core.screener.thresholds import Threshold
+
+KEY = "va_pension"
+VA_FDC = ("VA: pension fully developed claim (eligibility)", "https://www.va.gov/pension/how-to-apply/fully-developed-claim/")
+VA_AA = ("VA: Aid and Attendance and Housebound benefits", "https://www.va.gov/pension/aid-attendance-housebound/")
+VA_RATES = ("VA: Veterans Pension rates", "https://www.va.gov/pension/veterans-pension-rates/")
+MONTHS = 12
+
+
+@rule(program=KEY, label="Veteran or surviving spouse", document="va_pension#age-and-category", legal=VA_FDC)
+def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "veteran_status")
+    return missing or verdict(profile.veteran_status != "no", f"veteran status: {profile.veteran_status.replace('_', ' ')}")
+
+
+@rule(program=KEY, label="At least one day of active service in a wartime period", document="va_pension#service",
+      legal=VA_FDC)
+def wartime_service(profile: Profile, context: Context) -> Verdict:
+    return yes_no(profile, "wartime_service", "served during a wartime period", "no wartime service")
+
+
+@rule(program=KEY, label="65+, in a nursing home, or disabled (veteran); surviving spouses have no age test",
+      document="va_pension#age-and-category", legal=VA_FDC)
+def aged_65_or_disabled(profile: Profile, context: Context) -> Verdict:
+    if profile.veteran_status == "surviving_spouse":
+        return verdict(True, "surviving spouse: no age or disability test")
+    if profile.disability is True or profile.living_situation == "nursing_facility":
+        return verdict(True, "disabled or in a nursing home")
+    missing = unknown(profile, "age")
+    return missing or at_least(profile.age, context.thresholds.amount("va_pension_age", context.on), "age")
+
+
+@rule(program=KEY, label="Needs another person's help with daily activities, or lives in a nursing home",
+      document="va_pension#aid-and-attendance", legal=VA_AA)
+def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
+    if profile.living_situation == "nursing_facility":
+        return verdict(True, "in a nursing home")
+    missing = unknown(profile, "adl_help")
+    if missing:
+        return missing
+    return verdict(bool(profile.adl_help), f"needs help with: {', '.join(sorted(profile.adl_help)) or 'nothing listed'}")
+
+
+def _net_worth_bracket(income: Bracket, assets: Bracket) -> Bracket:
+    """Assets plus a year of income, as one bracket in dollars."""
+    top = None if income.upper is None or assets.upper is None else assets.upper + income.upper * MONTHS
+    return Bracket(key="net-worth", lower=assets.lower + income.lower * MONTHS, upper=top,
+                   sliver=assets.sliver, unit="USD")
+
+
+@rule(program=KEY, label="Net worth (assets + a year's income) within the VA limit", document="va_pension#net-worth",
+      legal=VA_RATES)
+def net_worth_within_limit(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "assets", "monthly_income")
+    if missing:
+        return missing
+    limit: Threshold = context.thresholds.amount("va_net_worth_limit", context.on)
+    result = at_or_below(_net_worth_bracket(profile.monthly_income, profile.assets), limit, "net worth")
+    # Unreimbursed medical and care costs reduce countable income, so a high figure cannot settle a fail alone.
+    if result.status is Status.FAIL and profile.assets.lower < limit.amount:
+        return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
+    return result
+
+
+PROGRAM = Program(
+    key=KEY, name="VA pension with Aid & Attendance / Housebound",
+    rules=(veteran_or_surviving_spouse, wartime_service, aged_65_or_disabled, needs_aid_and_attendance,
+           net_worth_within_limit),
+    always_needed=("discharge other than dishonorable",
+                   "length of service (90 days before 1980-09-08, otherwise 24 months, with a wartime day)",
+                   "unreimbursed medical and care expenses (they lower countable income against the MAPR)",
+                   "asset transfers in the last 36 months"),
+    official_url="https://www.va.gov/pension/aid-attendance-housebound/")

@@ -1,0 +1,25 @@
+"""Chat: valuation evidence first, then streamed prose checked sentence by sentence. ?q=... reproduces."""
+import streamlit as st
+
+from carenav_core.chat.pipeline import answer
+from carenav_core.ui.chat_view import render_live, render_turn
+from carenav_core.ui.resources import app_settings, chat_writer, require_fee_db
+
+settings = app_settings()
+con = require_fee_db(settings)
+st.title("Chat with valuation evidence")
+st.caption("Ask about a HCPCS/CPT code (G0556, 99490), a family (APCM, chronic care management) or a rule. "
+           "Tables come from the CMS fee-schedule files; prose cites them and Federal Register paragraphs.")
+turns = st.session_state.setdefault("turns", [])
+for index, turn in enumerate(turns):
+    render_turn(turn, key=str(index))
+
+question = st.chat_input("Ask about Medicare PFS valuation…")
+from_url = st.query_params.get("q")
+if question is None and from_url and not st.session_state.get("url_answered"):
+    question = from_url
+st.session_state["url_answered"] = True
+if question:
+    st.query_params["q"] = question
+    events = answer(question, settings, fee_db=con, writer=chat_writer(settings))
+    turns.append(render_live(question, events, key=str(len(turns))))
