@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
+from sqlalchemy import text
+
+from carenav_core.retrieval.store import get_store
 
 from carenav_core.settings import Settings
 
@@ -43,13 +46,39 @@ def model_status(settings: Settings) -> StatusItem:
                       f"{settings.llm_model} {'available' if present else 'NOT pulled (ollama pull ' + settings.llm_model + ')'}")
 
 
+def store_status(settings: Settings) -> list[StatusItem]:
+    """The retrieval store and the embedder recorded for each collection."""
+    where = settings.database_url and "CARENAV_DATABASE_URL" or f"embedded PostgreSQL in {settings.pg_folder}"
+    try:
+        store = get_store(settings)
+        with store.engine.connect() as conn:
+            collections = conn.execute(text(
+                "SELECT c.name, c.embedder, c.dimension, count(DISTINCT d.doc_id), "
+                "(SELECT count(*) FROM chunks k WHERE k.collection = c.name) "
+                "FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY 1, 2, 3 ORDER BY 1")).fetchall()
+    except Exception as exc:  # a down store is a status line, never a crash
+        return [StatusItem(name="Retrieval store", ok=False, detail=f"{where}: unavailable ({exc})")]
+    items = [StatusItem(name="Retrieval store", ok=bool(collections), detail=f"{where}: " + (
+        "; ".join(f"`{n}` {docs} documents, {chunks:,} chunks" for n, _, _, docs, chunks in collections)
+        or "empty; run `carenav build`"))]
+    current = getattr(store.embedder, "name", type(store.embedder).__name__)
+    built = {f"{e} ({d}-d)" for _, e, d, _, _ in collections}
+    items.append(StatusItem(name="Embedder", ok=True, detail=f"{settings.embedder}: {current}; index built with "
+                            + (", ".join(sorted(built)) or "nothing yet")))
+    return items
+
+
 def backend_status(settings: Settings) -> list[StatusItem]:
     """Every backend's status; never raises."""
-    items = [fee_db_status(settings)]
+    return [fee_db_status(settings), *store_status(settings), model_status(settings)]
+
+
+def store_documents(settings: Settings) -> list[dict]:
+    """Documents indexed in each collection (empty when the store is down)."""
     try:
-        from carenav_core.retrieval.status import store_status
-        items += store_status(settings)
-    except ImportError:
-        items.append(StatusItem(name="Rule-text store", ok=False, detail="retrieval not installed"))
-    items.append(model_status(settings))
-    return items
+        with get_store(settings).engine.connect() as conn:
+            rows = conn.execute(text("SELECT collection, doc_id, chunk_count, indexed_at, content_hash "
+                                     "FROM documents ORDER BY collection, doc_id")).mappings().all()
+    except Exception:  # the status lines above already say the store is down
+        return []
+    return [dict(r) for r in rows]

@@ -30,7 +30,7 @@ if unpriced:
 frame = valuation_frame(rows)
 if frame.empty:
     st.stop()
-st.dataframe(frame[DISPLAY], column_config=column_config(st), hide_index=True, use_container_width=True)
+st.dataframe(frame[DISPLAY], column_config=column_config(st), hide_index=True, width="stretch")
 st.download_button("Download CSV (with provenance)", csv_bytes(rows), file_name="carenav_codes.csv", mime="text/csv")
 
 long = frame.melt(id_vars=["hcpcs", "cy", "proposed"], value_vars=["payment_nonfac", "payment_fac"],
@@ -43,7 +43,7 @@ chart = alt.Chart(long).mark_line(point=True).encode(
     color=alt.Color("hcpcs:N", title="Code"), strokeDash=alt.StrokeDash("setting:N", title="Setting"),
     shape=alt.Shape("vintage:N", title="Vintage"),
     tooltip=["hcpcs", "cy", "setting", "vintage", alt.Tooltip("payment:Q", format="$,.2f")])
-st.altair_chart(chart, use_container_width=True)
+st.altair_chart(chart, width="stretch")
 
 st.subheader("Year-over-year change")
 wide = long.pivot_table(index=["hcpcs", "setting"], columns="cy", values="payment").sort_index(axis=1)

@@ -37,6 +37,15 @@ def fee_db(built_settings):
     con.close()
 
 
+from tests.fixtures_pg import pg_settings  # noqa: E402,F401
+
+
+@pytest.fixture(scope="session")
+def full_settings(built_settings, pg_settings) -> Settings:
+    """The fee-schedule database and the rule-text store together, as the app uses them."""
+    return pg_settings.model_copy(update={"duckdb_path": built_settings.duckdb_file})
+
+
 # Language-model tests never reach a network model: any non-loopback connection fails the test.
 from tests.fixtures_ollama import no_network, ollama_double  # noqa: E402,F401
 

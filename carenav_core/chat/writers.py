@@ -142,17 +142,36 @@ def passes_guard(sentence: str, evidence: Evidence) -> bool:
     return split_sentences(sentence + "\n") == [sentence + "\n"] and not check_sentence(sentence, evidence)
 
 
-def _excerpt_summary(source: Source, evidence: Evidence, sentences: int) -> list[str]:
-    """Up to `sentences` sentences quoted from the excerpt, each passing the guard with its label."""
-    quoted = []
-    for piece in split_sentences(re.sub(r"\s+", " ", source.text).strip()):
+def _excerpt_summary(source: Source, evidence: Evidence, sentences: int,
+                     terms: frozenset[str] | set[str] = frozenset()) -> list[str]:
+    """Up to `sentences` sentences quoted from the excerpt (those sharing most words with the
+    question first, then in reading order), each passing the guard with its label."""
+    candidates = []
+    for position, piece in enumerate(split_sentences(re.sub(r"\s+", " ", source.text).strip())):
         text = piece.strip().replace("[", "(").replace("]", ")").rstrip(".!?;: ")
+        if len(text.split()) < 6:
+            continue                                 # fragments such as "As described in sections II.G.2.b"
         candidate = f"The {source.kind} published {source.published} says: “{text}” {source.label}."
-        if text and passes_guard(candidate, evidence):
-            quoted.append(candidate)
-        if len(quoted) == sentences:
-            break
-    return quoted
+        if passes_guard(candidate, evidence):
+            overlap = len(terms & {w.lower() for w in re.findall(r"[A-Za-z0-9]{5,}", text)})
+            candidates.append((-overlap, position, candidate))
+    chosen = sorted(candidates)[:sentences]
+    return [c for _, _, c in sorted(chosen, key=lambda c: c[1])]
+
+
+def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
+    """Per code and modifier: the newest final row, and the proposed row if there is one."""
+    newest: dict[tuple[str, str, bool], ValuationRow] = {}
+    for row in rows:
+        key = (row.hcpcs, row.mod, row.proposed)
+        if key not in newest or row.cy > newest[key].cy:
+            newest[key] = row
+    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.proposed)) is r]
+
+
+def _terms(question: str, rows: Sequence[ValuationRow]) -> set[str]:
+    """Words an excerpt sentence should share with the question, and the codes valued."""
+    return {w.lower() for w in re.findall(r"[A-Za-z]{5,}", question)} | {r.hcpcs.lower() for r in rows}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,24 +184,26 @@ class DeterministicWriter:
 
     def stream(self, question: str, rows: Sequence[ValuationRow], unpriced: Sequence[str],
                sources: Sequence[Source]) -> Iterator[str]:
-        """Yield one sentence (with its trailing space or newline) at a time."""
+        """Yield one line at a time: the notice, then facts as Markdown list items."""
         evidence = build_evidence(rows, sources)
-        yield NO_MODEL_NOTICE + "\n"
-        for sentence in self._sentences(rows, unpriced, sources, evidence):
-            if not passes_guard(sentence, evidence):
+        yield NO_MODEL_NOTICE + "\n\n"
+        for sentence in self._sentences(question, rows, unpriced, sources, evidence):
+            if not passes_guard(sentence.removeprefix("- "), evidence):
                 log.error("deterministic writer skipped a sentence the guard rejects: %r", sentence)
                 continue
             yield sentence + "\n"
 
-    def _sentences(self, rows: Sequence[ValuationRow], unpriced: Sequence[str], sources: Sequence[Source],
-                   evidence: Evidence) -> Iterator[str]:
-        for row in rows:    # a descriptor that would trip the guard (digits, brackets) is left out
+    def _sentences(self, question: str, rows: Sequence[ValuationRow], unpriced: Sequence[str],
+                   sources: Sequence[Source], evidence: Evidence) -> Iterator[str]:
+        for row in newest_rows(rows):   # earlier years are in the table; a descriptor that trips the guard is left out
             sentence = row_sentence(row)
-            yield sentence if passes_guard(sentence, evidence) else row_sentence(row, described=False)
+            yield "- " + (sentence if passes_guard(sentence, evidence) else row_sentence(row, described=False))
         if unpriced:
-            yield unpriced_sentence(unpriced)
+            yield "- " + unpriced_sentence(unpriced)
         if not sources and not rows:
             yield "No retrieved excerpt or fee schedule row answers this question."
+        terms = _terms(question, rows)
         for source in sources[: self.max_sources]:
-            quoted = _excerpt_summary(source, evidence, self.sentences_per_source)
-            yield from quoted or [f"The {source.kind} published {source.published} is also relevant {source.label}."]
+            quoted = _excerpt_summary(source, evidence, self.sentences_per_source, terms)
+            fallback = f"The {source.kind} published {source.published} is also relevant {source.label}."
+            yield from ("- " + q for q in quoted or [fallback])

@@ -8,9 +8,9 @@ from carenav_core.pfs.valuation import row_record
 
 AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. All Rights "
               "Reserved. Applicable FARS/DFARS Apply. Descriptors shown are the CMS short descriptors.")
-DISPLAY = ["hcpcs", "mod", "description", "vintage_label", "status", "status_meaning", "work_rvu", "pe_nonfac_rvu",
-           "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac", "cf", "cf_label", "payment_nonfac", "payment_fac",
-           "label"]
+DISPLAY = ["hcpcs", "mod", "vintage_label", "status", "work_rvu", "total_nonfac", "total_fac", "payment_nonfac",
+           "payment_fac", "cf", "cf_label", "label", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "description",
+           "status_meaning"]
 
 
 def valuation_frame(rows: list[ValuationRow]) -> pd.DataFrame:

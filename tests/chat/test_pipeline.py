@@ -54,7 +54,7 @@ def test_apcm_valuation_first_then_prose_sources_done(full_settings, fee_con):
     stated = facts(released)
     assert stated, "the answer states the valuation"
     assert stated <= allowed | {n for s in sources.cited for n in facts(s.text)}
-    assert "$15.20" in released and "[PFS CY2025 RVU25D]" in released
+    assert "$16.37" in released and "[PFS CY2026 RVU26C]" in released
     assert any("G0556" in s.codes for s in shown)
     assert events[-1].writer == "deterministic" and events[-1].withheld == 0
 
@@ -127,7 +127,7 @@ def test_retrieval_store_down_gives_labelled_degraded_answer(full_settings, fee_
     events = run(APCM, settings, fee_con)
     assert isinstance(events[0], ValuationEvent) and events[0].rows
     assert any(isinstance(e, WarningEvent) and e.kind == "retrieval" for e in events)
-    assert "$15.20" in prose(events) and events[-1].type == "done"
+    assert "$16.37" in prose(events) and events[-1].type == "done"
 
 
 def test_no_retrieval_and_no_rows_does_not_call_the_model(full_settings, fee_con, ollama_double):

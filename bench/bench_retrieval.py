@@ -1,0 +1,200 @@
+"""Retrieval benchmark: recall@5 of vector-only, keyword-only and hybrid search on the labelled
+queries; chunks embedded per second; retrieval p50/p95 on the real corpus and on 100,000
+synthetic chunks (HNSW) against exact brute force over the same vectors; embedded server cold
+and warm start.
+
+    CARENAV_MIRROR=../shared/data python bench/bench_retrieval.py [--synthetic 100000] [--skip-build]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from carenav_core.retrieval.search import retrieve  # noqa: E402
+from carenav_core.settings import Settings  # noqa: E402
+
+QUERIES = ROOT / "data" / "eval" / "retrieval_queries.toml"
+
+
+def load_queries(path: Path = QUERIES) -> list[dict]:
+    """The labelled queries: question, documents, answers (phrases of the answering chunks)."""
+    return tomllib.loads(path.read_text(encoding="utf-8"))["query"]
+
+
+def recall_of(hits, answers: list[str], relevant_total: int, k: int) -> float:
+    """|relevant in top k| / min(k, relevant chunks in the index)."""
+    found = sum(1 for h in hits[:k] if any(a in h.text for a in answers))
+    return found / max(1, min(k, relevant_total))
+
+
+def relevant_count(settings: Settings, answers: list[str]) -> int:
+    from sqlalchemy import text
+    from carenav_core.retrieval.store import get_store
+    with get_store(settings).engine.connect() as conn:
+        return conn.execute(text("SELECT count(*) FROM chunks WHERE collection = 'rules' AND ("
+                                 + " OR ".join(f"strpos(text, :a{i}) > 0" for i in range(len(answers))) + ")"),
+                            {f"a{i}": a for i, a in enumerate(answers)}).scalar()
+
+
+def recall_at(settings: Settings, queries: list[dict], mode: str, k: int = 5) -> float:
+    """Mean recall@k of one ranker over the queries."""
+    scores = []
+    for q in queries:
+        hits = retrieve(q["question"], k, ("rules",), settings, mode=mode).hits
+        scores.append(recall_of(hits, q["answers"], relevant_count(settings, q["answers"]), k))
+    return statistics.mean(scores)
+
+
+def _percentiles(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    return f"p50 {ms[len(ms) // 2]:.1f} ms, p95 {ms[int(len(ms) * 0.95) - 1]:.1f} ms"
+
+
+def bench_real_corpus(settings: Settings, queries: list[dict]) -> None:
+    """Latency of one question: query embedding, then hybrid SQL vs exact cosine scan."""
+    from carenav_core.retrieval.search import exact_search
+    from carenav_core.retrieval.store import get_store
+    embedder = get_store(settings).embedder
+    timings: dict[str, list[float]] = {"query embedding": [], "hybrid retrieve": [], "exact scan": []}
+    for q in queries * 3:
+        for label, run in (("query embedding", lambda: embedder.embed_query(q["question"])),
+                           ("hybrid retrieve", lambda: retrieve(q["question"], 5, ("rules",), settings)),
+                           ("exact scan", lambda: exact_search(settings, "rules", q["question"], 5))):
+            started = time.perf_counter()
+            run()
+            timings[label].append(time.perf_counter() - started)
+    for label, samples in timings.items():
+        note = "" if label == "query embedding" else " (incl. query embedding)"
+        print(f"real corpus, {label}{note}: {_percentiles(samples)}")
+
+
+def synthetic_vectors(settings: Settings, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n unit vectors shaped like the real corpus: real chunk embeddings plus Gaussian noise
+    (uniform random vectors have no neighbourhoods, which no ANN index can exploit)."""
+    from sqlalchemy import text
+    from carenav_core.retrieval.store import get_store
+    with get_store(settings).engine.connect() as conn:
+        real = np.array([json.loads(v) for v in conn.execute(text(
+            "SELECT embedding::text FROM chunks WHERE collection = 'rules'")).scalars()], dtype=np.float32)
+    noisy = real[rng.integers(0, len(real), n)] + rng.normal(0, 0.03, (n, real.shape[1])).astype(np.float32)
+    return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+def bench_synthetic(settings: Settings, n: int, queries: int = 200) -> None:
+    """HNSW vs exact brute force (SQL scan and numpy) over the same n vectors, in one run."""
+    import pgserver
+    import psycopg
+    from pgvector.psycopg import register_vector
+    rng = np.random.default_rng(7)
+    vectors = synthetic_vectors(settings, n, rng)
+    probes = synthetic_vectors(settings, queries, rng)
+    with tempfile.TemporaryDirectory() as folder:
+        server = pgserver.get_server(Path(folder) / "pg", cleanup_mode="stop")
+        # prepare_threshold=None: a server-side prepared plan would ignore the later enable_indexscan=off
+        with psycopg.connect(server.get_uri(), autocommit=True, prepare_threshold=None) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            register_vector(conn)
+            _load_synthetic(conn, vectors)
+            _time_queries(conn, vectors, probes)
+        server.cleanup()
+
+
+def _load_synthetic(conn, vectors: np.ndarray) -> None:
+    conn.execute(f"CREATE TABLE synth (id int PRIMARY KEY, embedding vector({vectors.shape[1]}))")
+    started = time.perf_counter()
+    with conn.cursor().copy("COPY synth (id, embedding) FROM STDIN WITH (FORMAT BINARY)") as copy:
+        copy.set_types(["int4", "vector"])
+        for i, v in enumerate(vectors):
+            copy.write_row((i, v))
+    print(f"synthetic {len(vectors):,} x {vectors.shape[1]}: COPY {time.perf_counter() - started:.1f} s", end="; ")
+    conn.execute("SET maintenance_work_mem = '1GB'")
+    started = time.perf_counter()
+    conn.execute("CREATE INDEX ON synth USING hnsw (embedding vector_cosine_ops)")
+    print(f"HNSW build {time.perf_counter() - started:.1f} s")
+
+
+def _time_queries(conn, vectors: np.ndarray, probes: np.ndarray) -> None:
+    sql = "SELECT id FROM synth ORDER BY embedding <=> %s LIMIT 10"
+    truth, samples = [], []
+    for p in probes:
+        started = time.perf_counter()
+        scores = vectors @ p
+        truth.append(set(np.argpartition(-scores, 10)[:10].tolist()))
+        samples.append(time.perf_counter() - started)
+    print(f"  top-10 exact numpy brute force (float32): {_percentiles(samples)}")
+    for label, settings_sql, count in (("HNSW ef_search=40", "SET enable_indexscan = on; SET hnsw.ef_search = 40", 200),
+                                       ("HNSW ef_search=200", "SET hnsw.ef_search = 200", 200),
+                                       ("exact SQL scan", "SET enable_indexscan = off", 40)):
+        for statement in settings_sql.split("; "):
+            conn.execute(statement)
+        samples, found = [], []
+        for p, t in zip(probes[:count], truth[:count]):
+            started = time.perf_counter()
+            ids = {r[0] for r in conn.execute(sql, (p,)).fetchall()}
+            samples.append(time.perf_counter() - started)
+            found.append(len(ids & t) / 10)
+        print(f"  top-10 {label}: {_percentiles(samples)}, recall@10 vs exact {statistics.mean(found):.3f}")
+
+
+def bench_server_start() -> None:
+    """Cold (initdb + start) and warm (existing data folder) start of the embedded server,
+    each in a fresh Python process as `carenav` would see it."""
+    with tempfile.TemporaryDirectory() as folder:
+        code = ("import time,pgserver,sys; t=time.perf_counter(); "
+                "pgserver.get_server(sys.argv[1], cleanup_mode='stop'); print(time.perf_counter()-t)")
+        for label in ("cold", "warm"):
+            out = subprocess.run([sys.executable, "-c", code, str(Path(folder) / "pg")],
+                                 capture_output=True, text=True, check=True).stdout
+            print(f"embedded server {label} start: {float(out.strip().splitlines()[-1]):.2f} s")
+
+
+def bench_embedding(settings: Settings, sample: int = 256) -> None:
+    """Chunks embedded per second by the configured embedder, on real chunks of the CY2025 excerpt."""
+    from carenav_core.retrieval.fr import load_fr_documents
+    from carenav_core.retrieval.index import document_chunks
+    from carenav_core.retrieval.store import get_store
+    document = load_fr_documents(ROOT / "data" / "sources.toml")[0]
+    chunks = document_chunks(settings, document)[:sample]
+    embedder = get_store(settings).embedder
+    started = time.perf_counter()
+    embedder.embed_documents([c.embed_text for c in chunks])
+    seconds = time.perf_counter() - started
+    print(f"embedding ({embedder.name}): {len(chunks) / seconds:.1f} chunks/s over {len(chunks)} chunks")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--synthetic", type=int, default=100_000)
+    parser.add_argument("--skip-build", action="store_true", help="use the existing index as is")
+    args = parser.parse_args()
+    settings = Settings()
+    if not args.skip_build:
+        from carenav_core.progress import TerminalProgress
+        from carenav_core.retrieval.index import index_documents
+        report = index_documents(settings, progress=TerminalProgress())
+        print(f"indexed {report.documents} documents: {report.chunks_embedded} chunks embedded at "
+              f"{report.chunks_per_second:.1f} chunks/s")
+    bench_embedding(settings)
+    queries = load_queries()
+    for mode in ("vector", "keyword", "hybrid"):
+        print(f"recall@5 {mode:8s} ({len(queries)} queries): {recall_at(settings, queries, mode):.3f}")
+    bench_real_corpus(settings, queries)
+    bench_server_start()
+    if args.synthetic:
+        bench_synthetic(settings, args.synthetic)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""Build the rule-text index: read each FR document (mirror or download), chunk it, embed only
+documents whose content changed, and record the embedder that built the collection."""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import Connection, bindparam, text
+
+from carenav_core.errors import DataError
+from carenav_core.progress import Progress, silent
+from carenav_core.retrieval.chunk import Chunk, chunk_document
+from carenav_core.retrieval.fr import FrDocument, load_fr_documents, parse_fr_text, parse_fr_xml
+from carenav_core.retrieval.store import Store, check_collection, ensure_embedding_column, get_store
+from carenav_core.settings import PROJECT_ROOT, Settings
+
+RULES = "rules"
+EMBED_BATCH = 64
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexReport:
+    """What one indexing run did."""
+    collection: str
+    documents: int
+    embedded_documents: tuple[str, ...]
+    unchanged_documents: tuple[str, ...]
+    removed_documents: tuple[str, ...]
+    chunks_embedded: int
+    seconds: float
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks_embedded / self.seconds if self.seconds else 0.0
+
+
+def read_source(settings: Settings, document: FrDocument) -> tuple[str, str | None, str]:
+    """(text, section manifest or None, format) of a document: the mirror copy when
+    CARENAV_MIRROR is set, else the official XML downloaded once into the cache folder."""
+    if settings.mirror is not None:
+        path = settings.mirror / document.mirror_file
+        if not path.is_file():
+            raise DataError(f"FR document {document.doc_id} is not in the mirror", path=str(path))
+        manifest = (settings.mirror / document.sections).read_text(encoding="utf-8") if document.sections else None
+        return path.read_text(encoding="utf-8"), manifest, document.format
+    cached = settings.cache_folder / "fr" / f"{document.document_number}.xml"
+    if not cached.is_file():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with urllib.request.urlopen(document.url, timeout=60) as reply:
+                cached.write_bytes(reply.read())
+        except OSError as exc:
+            raise DataError(f"could not download FR document {document.document_number}: {exc}; "
+                            "set CARENAV_MIRROR to a local copy", path=document.url) from exc
+    return cached.read_text(encoding="utf-8"), None, "xml"
+
+
+def document_chunks(settings: Settings, document: FrDocument) -> tuple[Chunk, ...]:
+    """Parse and chunk one FR document."""
+    body, manifest, fmt = read_source(settings, document)
+    if fmt == "text":
+        if manifest is None:
+            raise DataError(f"text document {document.doc_id} needs a `sections` manifest",
+                            path=document.mirror_file)
+        paragraphs = parse_fr_text(body, manifest, source=document.sections or "")
+    else:
+        paragraphs = parse_fr_xml(body)
+    return chunk_document(document, paragraphs)
+
+
+def content_hash(chunks: Iterable[Chunk]) -> str:
+    """sha256 over everything stored for the chunks (text, labels, codes, metadata)."""
+    digest = hashlib.sha256()
+    for c in chunks:
+        digest.update(json.dumps([c.label, c.heading, c.text, list(c.codes), c.page, str(c.published),
+                                  c.metadata], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+_INSERT = text("""INSERT INTO chunks (collection, doc_id, seq, label, heading, text, codes, page, published,
+        metadata, embedding)
+    VALUES (:collection, :doc_id, :seq, :label, :heading, :text, :codes, :page, :published,
+        CAST(:metadata AS jsonb), :embedding)""").bindparams(bindparam("embedding", type_=Vector()))
+
+
+def _write(conn: Connection, collection: str, doc_id: str, chunks: list[Chunk], vectors, digest: str) -> None:
+    conn.execute(text("DELETE FROM chunks WHERE collection = :c AND doc_id = :d"), {"c": collection, "d": doc_id})
+    conn.execute(_INSERT, [{
+        "collection": collection, "doc_id": doc_id, "seq": c.seq, "label": c.label, "heading": c.heading,
+        "text": c.text, "codes": list(c.codes), "page": c.page, "published": c.published,
+        "metadata": json.dumps(c.metadata, default=str), "embedding": v} for c, v in zip(chunks, vectors)])
+    conn.execute(text("""INSERT INTO documents (collection, doc_id, content_hash, chunk_count)
+        VALUES (:c, :d, :h, :n) ON CONFLICT (collection, doc_id) DO UPDATE
+        SET content_hash = excluded.content_hash, chunk_count = excluded.chunk_count, indexed_at = now()"""),
+                 {"c": collection, "d": doc_id, "h": digest, "n": len(chunks)})
+
+
+def _prepare(store: Store, collection: str, force: bool) -> dict[str, str]:
+    """Size the embedding column, check (or with `force`, reset) the collection's embedder;
+    returns the stored content hash of each document."""
+    embedder = store.embedder
+    with store.engine.begin() as conn:
+        ensure_embedding_column(conn, embedder.dimension, force=force)
+        if force:
+            conn.execute(text("DELETE FROM documents WHERE collection = :c"), {"c": collection})
+            conn.execute(text("DELETE FROM collections WHERE name = :c"), {"c": collection})
+        check_collection(conn, collection, embedder)
+        conn.execute(text("""INSERT INTO collections (name, embedder, dimension) VALUES (:n, :e, :d)
+            ON CONFLICT (name) DO UPDATE SET updated_at = now()"""),
+                     {"n": collection, "e": embedder.name, "d": embedder.dimension})
+        rows = conn.execute(text("SELECT doc_id, content_hash FROM documents WHERE collection = :c"),
+                            {"c": collection}).all()
+    return {r.doc_id: r.content_hash for r in rows}
+
+
+def index_chunks(settings: Settings, collection: str, chunks: Iterable[Chunk], *,
+                 progress: Progress = silent, force: bool = False,
+                 remove_missing: bool = False) -> IndexReport:
+    """Embed and store `chunks` in `collection`, one transaction per doc_id; documents whose
+    content hash is unchanged are skipped unless `force`. With `remove_missing`, documents of the
+    collection that are not among `chunks` are deleted."""
+    started = time.perf_counter()
+    store = get_store(settings)
+    stored = _prepare(store, collection, force)
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append(chunk)
+    digests = {doc_id: content_hash(items) for doc_id, items in by_doc.items()}
+    changed = [d for d in by_doc if stored.get(d) != digests[d]]
+    total, done = sum(len(by_doc[d]) for d in changed), 0
+    progress(0, total, f"{len(changed)} of {len(by_doc)} documents to embed")
+    for doc_id in changed:
+        vectors = []
+        for start in range(0, len(by_doc[doc_id]), EMBED_BATCH):
+            batch = by_doc[doc_id][start:start + EMBED_BATCH]
+            vectors.extend(store.embedder.embed_documents([c.embed_text for c in batch]))
+            done += len(batch)
+            progress(done, total, f"embedding {doc_id}")
+        with store.engine.begin() as conn:
+            _write(conn, collection, doc_id, by_doc[doc_id], vectors, digests[doc_id])
+    removed = _remove(store, collection, set(stored) - set(by_doc)) if remove_missing else ()
+    return IndexReport(collection=collection, documents=len(by_doc), embedded_documents=tuple(changed),
+                       unchanged_documents=tuple(d for d in by_doc if d not in changed),
+                       removed_documents=removed, chunks_embedded=total,
+                       seconds=time.perf_counter() - started)
+
+
+def _remove(store: Store, collection: str, doc_ids: set[str]) -> tuple[str, ...]:
+    with store.engine.begin() as conn:
+        for doc_id in sorted(doc_ids):
+            conn.execute(text("DELETE FROM chunks WHERE collection = :c AND doc_id = :d"), {"c": collection, "d": doc_id})
+            conn.execute(text("DELETE FROM documents WHERE collection = :c AND doc_id = :d"), {"c": collection, "d": doc_id})
+    return tuple(sorted(doc_ids))
+
+
+def _sources_file(settings: Settings) -> Path:
+    """data_dir/sources.toml, or the project's own when data_dir is a scratch folder."""
+    own = settings.data_dir / "sources.toml"
+    return own if own.is_file() else PROJECT_ROOT / "data" / "sources.toml"
+
+
+def index_documents(settings: Settings, progress: Progress = silent, force: bool = False,
+                    only: tuple[str, ...] | None = None, sources: Path | None = None) -> IndexReport:
+    """Index the `[[fr_document]]` entries of data/sources.toml into the `rules` collection
+    (`only`: just these doc_ids, and nothing is removed). Called by `carenav build`."""
+    documents = load_fr_documents(sources or _sources_file(settings))
+    chosen = [d for d in documents if only is None or d.doc_id in only or d.document_number in only]
+    chunks = [c for document in chosen for c in document_chunks(settings, document)]
+    return index_chunks(settings, RULES, chunks, progress=progress, force=force, remove_missing=only is None)

@@ -1,0 +1,41 @@
+"""Session fixture: the real embedded PostgreSQL (pgserver) in a temp folder, with the rule-text
+index built once from the mirror's FR XML documents and the real offline ONNX embedder.
+
+Use from tests/conftest.py:  from tests.fixtures_pg import pg_settings  # noqa: F401
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from carenav_core.retrieval.index import index_documents
+from carenav_core.retrieval.store import forget_store
+from carenav_core.settings import PROJECT_ROOT, Settings
+
+PG_MIRROR = Path(os.environ.get("CARENAV_MIRROR") or PROJECT_ROOT.parent / "shared" / "data").resolve()
+# The XML documents (632 chunks, ~25 s to embed on 2 cores). The three MSSP text excerpts add
+# ~4,500 chunks (~3 minutes): `carenav build` and bench/ index them; CI tests do not.
+TEST_DOCUMENTS = ("2024-25382", "2025-08676", "2021-23972")
+# Built once per session even if several conftest/test modules import the fixture (pytest then
+# holds one definition per importing module and would call each once).
+_built: dict[int, Settings] = {}
+
+
+@pytest.fixture(scope="session")
+def pg_settings(tmp_path_factory) -> Settings:
+    """Settings pointing at a fresh embedded server whose `rules` collection is built."""
+    key = id(tmp_path_factory)
+    if key in _built:
+        yield _built[key]
+        return
+    if not (PG_MIRROR / "fr").is_dir():
+        pytest.fail(f"FR mirror not found at {PG_MIRROR / 'fr'}; set CARENAV_MIRROR=../shared/data")
+    data_dir = tmp_path_factory.mktemp("pgdata")
+    settings = Settings(data_dir=data_dir, mirror=PG_MIRROR, pg_dir=data_dir / "pg", database_url=None,
+                        embedder="onnx")
+    index_documents(settings, only=TEST_DOCUMENTS)
+    _built[key] = settings
+    yield settings
+    forget_store(settings)
