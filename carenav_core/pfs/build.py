@@ -98,12 +98,21 @@ def _copy_release(con: duckdb.DuckDBPyConnection, old: Path, release_id: str) ->
     return table.num_rows
 
 
-def _load_release(con, release, fetched: FetchedFile, previous: dict[str, str], old: Path) -> tuple[int, bool]:
+def shown_origin(origin: str, settings: Settings) -> str:
+    """Where a file came from, without this machine's folders: mirror-relative, or the cache file name."""
+    for root in (settings.mirror, settings.cache_folder):
+        if root is not None and origin.startswith(str(root)):
+            return "mirror:" * (root == settings.mirror) + origin[len(str(root)):].lstrip("/")
+    return origin
+
+
+def _load_release(con, release, fetched: FetchedFile, previous: dict[str, str], old: Path,
+                  settings: Settings) -> tuple[int, bool]:
     if previous.get(release.id) == fetched.sha256:
         return _copy_release(con, old, release.id), True
     parsed = parse_pprrvu(fetched.raw, fetched.origin)
     table = _arrow(parsed, {"release_id": release.id, "cy": release.cy, "effective": release.effective,
-                            "source_file": fetched.origin, "sha256": fetched.sha256})
+                            "source_file": shown_origin(fetched.origin, settings), "sha256": fetched.sha256})
     _insert(con, "rvu", table)
     return table.num_rows, False
 
@@ -115,11 +124,12 @@ def _load_proposed(con, catalog, settings: Settings, report: BuildReport) -> Non
             report.skipped.append(f"{addendum.rule_id} Addendum B (not available; optional)")
             continue
         parsed = parse_addendum_b(fetched.raw, fetched.origin)
-        table = _arrow(parsed, {"rule_id": addendum.rule_id, "cy": addendum.cy,
-                                "source_file": fetched.origin, "sha256": fetched.sha256})
+        origin = shown_origin(fetched.origin, settings)
+        table = _arrow(parsed, {"rule_id": addendum.rule_id, "cy": addendum.cy, "source_file": origin,
+                                "sha256": fetched.sha256})
         _insert(con, "proposed_rvu", table)
         con.execute("INSERT INTO proposed_rules VALUES (?, ?, ?, ?, ?)",
-                    [addendum.rule_id, addendum.cy, fetched.origin, fetched.sha256, table.num_rows])
+                    [addendum.rule_id, addendum.cy, origin, fetched.sha256, table.num_rows])
         report.proposed.append(addendum.rule_id)
 
 
@@ -151,10 +161,10 @@ def _load_all(con, catalog, settings, previous, final, report: BuildReport, prog
     for step, release in enumerate(catalog.releases, start=1):
         progress(step - 1, total, f"{release.id}: reading")
         fetched = fetch_release(release, settings)
-        rows, reused = _load_release(con, release, fetched, previous, final)
+        rows, reused = _load_release(con, release, fetched, previous, final, settings)
         con.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [release.id, release.cy, release.quarter, release.effective, release.url,
-                     fetched.origin, fetched.sha256, rows, reused])
+                     shown_origin(fetched.origin, settings), fetched.sha256, rows, reused])
         (report.reused if reused else report.releases).append(release.id)
         report.rows += rows
     progress(total - 1, total, "proposed rules")
