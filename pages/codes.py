@@ -5,8 +5,10 @@ import streamlit as st
 
 from carenav_core.pfs.lookup import search_codes
 from carenav_core.pfs.valuation import value
-from carenav_core.ui.resources import app_settings, require_fee_db
+from carenav_core.ui.resources import app_settings, ensure_app_navigation, require_fee_db
 from carenav_core.ui.tables import AMA_NOTICE, DISPLAY, column_config, csv_bytes, shows_cpt, valuation_frame
+
+ensure_app_navigation()
 
 settings = app_settings()
 con = require_fee_db(settings)
@@ -43,6 +45,7 @@ chart = alt.Chart(long).mark_line(point=True).encode(
     color=alt.Color("hcpcs:N", title="Code"), strokeDash=alt.StrokeDash("setting:N", title="Setting"),
     shape=alt.Shape("vintage:N", title="Vintage"),
     tooltip=["hcpcs", "cy", "setting", "vintage", alt.Tooltip("payment:Q", format="$,.2f")])
+
 st.altair_chart(chart, width="stretch")
 
 st.subheader("Year-over-year change")

@@ -4,7 +4,9 @@ import streamlit as st
 
 from carenav_core.pfs.lookup import build_info, proposed_rules, releases
 from carenav_core.status import backend_status, store_documents
-from carenav_core.ui.resources import app_settings, require_fee_db, run_build
+from carenav_core.ui.resources import app_settings, ensure_app_navigation, require_fee_db, run_build
+
+ensure_app_navigation()
 
 settings = app_settings()
 st.title("Data")
@@ -16,6 +18,7 @@ st.write(f"Fee-schedule database built **{info.get('built_at', '?')}** — {int(
 st.subheader("CMS RVU releases")
 st.dataframe(pd.DataFrame(releases(con)), hide_index=True, width="stretch",
              column_config={"used_for_valuation": st.column_config.CheckboxColumn("latest of its CY")})
+
 st.subheader("Proposed rules (Addendum B)")
 proposed = proposed_rules(con)
 if proposed:

@@ -12,14 +12,11 @@ from carenav_core.screener.intake import (DECLINED, DONT_KNOW, LIST_FIELDS, Answ
                                           params_to_answers)
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.render import report_markdown
-from carenav_core.settings import Settings
+from carenav_core.ui.resources import app_settings, ensure_app_navigation
+
+ensure_app_navigation()
 
 SPECIAL = {"": "—", DONT_KNOW: "Don't know", DECLINED: "Prefer not to say"}
-
-
-@st.cache_resource
-def _settings() -> Settings:
-    return Settings()
 
 
 def _label(value: str) -> str:
@@ -89,9 +86,10 @@ if submitted is not None:
 answers = submitted if submitted is not None else params_to_answers(st.query_params.to_dict())
 if answers:
     try:
-        settings = _settings()
+        settings = app_settings()
         report = run_screen(normalize(answers), on=date.today(), search=program_search(settings),
                             client=model_client(settings), model=settings.llm_model)
+
     except CareNavError as exc:
         st.error(f"The answers could not be screened: {exc}")
     else:

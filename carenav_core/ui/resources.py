@@ -63,3 +63,18 @@ def chat_writer(_settings: Settings):
     """The Ollama writer when a server answers (probed at most once a minute), else None."""
     from carenav_core.chat.writers import ollama_writer_from_settings
     return ollama_writer_from_settings(_settings)
+
+
+def ensure_app_navigation() -> None:
+    """Route every page through app.py's st.navigation, even on a fresh server.
+
+    `pages/` is also the folder of Streamlit's legacy multipage mode: until some session has run
+    app.py, a deep link such as /codes?codes=G0556 runs pages/codes.py on its own (legacy sidebar,
+    no page config). Each page calls this first: it switches the server to app.py's navigation
+    once and reruns, so the same URL then renders through app.py. (Streamlit 1.67 keeps this
+    switch in `PagesManager.uses_pages_directory`; `st.navigation` itself sets it to False.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -56,6 +56,20 @@ def browser(playwright):
         "--disable-sync", "--disable-quic", "--no-first-run"])
 
 
+def test_deep_link_on_a_fresh_server_goes_through_app_navigation(served_app):
+    """First request of the server is a shared link to a page: it must render through app.py."""
+    from playwright.sync_api import expect, sync_playwright
+    with sync_playwright() as p:
+        chromium = browser(p)
+        page = chromium.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(served_app + "/codes?codes=G0556,99490")
+        expect(page.get_by_text("National payment by year").first).to_be_visible(timeout=60_000)
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Chat" in nav and "Codes" in nav and "app" not in nav.split()
+        assert "codes=G0556" in page.url
+        chromium.close()
+
+
 def test_ask_apcm_in_chromium(served_app):
     from playwright.sync_api import expect, sync_playwright
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
