@@ -71,10 +71,14 @@ def ensure_app_navigation() -> None:
     `pages/` is also the folder of Streamlit's legacy multipage mode: until some session has run
     app.py, a deep link such as /codes?codes=G0556 runs pages/codes.py on its own (legacy sidebar,
     no page config). Each page calls this first: it switches the server to app.py's navigation
-    once and reruns, so the same URL then renders through app.py. (Streamlit 1.67 keeps this
-    switch in `PagesManager.uses_pages_directory`; `st.navigation` itself sets it to False.)
+    (Streamlit 1.67 keeps the switch in `PagesManager.uses_pages_directory`; `st.navigation` itself
+    sets it to False) and, on a session's first run only, reruns so the same URL renders through
+    app.py. Later runs are never rerun here, so a submitted widget value is never lost.
     """
     from streamlit.runtime.pages_manager import PagesManager
+    first_run = not st.session_state.get("_carenav_started")
+    st.session_state["_carenav_started"] = True
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        if first_run:
+            st.rerun()
