@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import duckdb
 from sqlalchemy import text
 
+from carenav_core.pfs.valuation import open_reader
 from carenav_core.retrieval.store import get_store
 
 from carenav_core.settings import Settings
@@ -23,7 +24,7 @@ def fee_db_status(settings: Settings) -> StatusItem:
     if not path.exists():
         return StatusItem(name="Fee-schedule database", ok=False, detail=f"not built yet ({path}); run `carenav build`")
     try:
-        with duckdb.connect(str(path), read_only=True) as con:
+        with open_reader(path) as con:
             info = dict(con.execute("SELECT key, value FROM build_info").fetchall())
     except duckdb.Error as exc:
         return StatusItem(name="Fee-schedule database", ok=False, detail=f"unreadable: {exc}")

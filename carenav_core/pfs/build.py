@@ -16,8 +16,10 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.parse import FIELDS, NUMERIC, ParsedFile, parse_addendum_b, parse_pprrvu
 from carenav_core.pfs.rules import load_rules
+from carenav_core.pfs.valuation import open_reader
 from carenav_core.pfs.sources import FetchedFile, SourceCatalog, fetch_addendum, fetch_release, load_catalog
 from carenav_core.progress import Progress, silent
 from carenav_core.settings import Settings
@@ -81,18 +83,18 @@ def _previous(path: Path) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        with duckdb.connect(str(path), read_only=True) as con:
+        with open_reader(path) as con:
             version = con.execute("SELECT value FROM build_info WHERE key = 'schema_version'").fetchone()
             if not version or version[0] != SCHEMA_VERSION:
                 return {}
             return dict(con.execute("SELECT release_id, sha256 FROM releases").fetchall())
-    except duckdb.Error as exc:
+    except (duckdb.Error, NotBuiltError) as exc:
         log.warning("previous database %s unreadable (%s); rebuilding everything", path, exc)
         return {}
 
 
 def _copy_release(con: duckdb.DuckDBPyConnection, old: Path, release_id: str) -> int:
-    with duckdb.connect(str(old), read_only=True) as source:
+    with open_reader(old) as source:
         table = source.sql("SELECT * FROM rvu WHERE release_id = $1", params=[release_id]).to_arrow_table()
     _insert(con, "rvu", table)
     return table.num_rows

@@ -64,7 +64,7 @@ def decode(raw: bytes, path: str) -> list[list[str]]:
 def _header(rows: list[list[str]], path: str) -> tuple[int, list[str]]:
     """Index of the row whose first cell is HCPCS, and the composed header text of each column."""
     for index, row in enumerate(rows):
-        if row and _normal(row[0]) == "HCPCS":
+        if row and _normal(row[0]) in ALIASES["hcpcs"]:
             break
     else:
         raise DataError("no header row whose first cell is 'HCPCS'", path=path, line=1)
@@ -132,6 +132,10 @@ def parse_table(raw: bytes, path: str, required: tuple[str, ...]) -> ParsedFile:
 
 
 def _record(row: list[str], columns: dict[str, int], path: str, line: int) -> dict:
+    if len(row) <= max(columns.values()):
+        raise DataError(f"row {(row or [''])[0]!r} has {len(row)} cells; the header maps "
+                        f"{max(columns.values()) + 1} columns (a truncated or shifted row)", path=path, line=line)
+
     def cell(field: str) -> str:
         position = columns.get(field)
         return row[position].strip() if position is not None and position < len(row) else ""

@@ -24,12 +24,32 @@ _PROPOSED = f"""SELECT 'proposed' AS kind, rule_id AS vintage, cy, NULL::DATE AS
 
 
 def open_reader(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to a built database; NotBuiltError if there is none yet."""
+    """A read-only connection to the database file at `path` as it is now; NotBuiltError if none.
+
+    The file is attached to a private in-memory database: `duckdb.connect(path)` would return the
+    instance DuckDB caches per path in this process, i.e. the previous build after a rebuild renamed
+    a new file into place. Use `reader_cursor` for a per-thread cursor.
+    """
     if not path.exists():
         raise NotBuiltError(f"no fee-schedule database at {path}; run `carenav build` first")
-    con = duckdb.connect(str(path), read_only=True)
+    con = duckdb.connect(":memory:")
     con.execute("SET threads = 1")      # lookups touch a few row groups; one thread has the lowest latency
+    try:
+        con.execute("ATTACH ? AS fee (READ_ONLY)", [str(path)])
+        con.execute("USE fee")
+        con.execute("SELECT 1 FROM current_rvu LIMIT 0")
+    except duckdb.Error as exc:
+        con.close()
+        raise NotBuiltError(f"the fee-schedule database {path} cannot be read ({str(exc).splitlines()[0]}); "
+                            "rebuild it with `carenav build --force`") from exc
     return con
+
+
+def reader_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """A cursor (one per thread) on a connection from `open_reader`; cursors do not inherit USE."""
+    cursor = con.cursor()
+    cursor.execute("USE fee")
+    return cursor
 
 
 def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:

@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from carenav_core.errors import ConfigError, DataError
 
@@ -216,6 +216,7 @@ def parse_fr_xml(xml: str, *, first_page: int | None = None) -> tuple[Paragraph,
     Text before the first PRTPAGE marker is on the page before it (or `first_page` when given).
     """
     reader = _XmlReader()
+    xml = _trim_cut_tags(xml)
     position = 0
     for match in _TAG.finditer(xml):
         raw = xml[position:match.start()]
@@ -232,6 +233,16 @@ def parse_fr_xml(xml: str, *, first_page: int | None = None) -> tuple[Paragraph,
     reader.text(xml[position:])
     reader.flush()
     return _fill_first_page(tuple(reader.out), first_page)
+
+
+def _trim_cut_tags(xml: str) -> str:
+    """An excerpt may start inside a tag ('SOURCE="HD2">A. Care</HD>') or end inside one ('<HD SOU'):
+    drop those pieces of markup (and the text of the element whose opening tag was cut)."""
+    first = xml.find("<")
+    if first > 0 and ">" in xml[:first]:
+        xml = xml[first:]
+    last_open, last_close = xml.rfind("<"), xml.rfind(">")
+    return xml[:last_open] if last_open > last_close else xml
 
 
 def _fill_first_page(paragraphs: tuple[Paragraph, ...], first_page: int | None) -> tuple[Paragraph, ...]:
@@ -278,13 +289,22 @@ def parse_fr_text(text: str, manifest_json: str, *, source: str = "sections.json
     return tuple(out)
 
 
+class _Section(BaseModel):
+    """One entry of a section manifest: character offsets into the text file and its heading path."""
+    model_config = ConfigDict(extra="ignore")
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    heading_path: list[str] = []
+
+
 def _read_manifest(manifest_json: str, source: str) -> list[dict]:
     try:
-        sections = json.loads(manifest_json)["sections"]
-        return sorted(sections, key=lambda s: int(s["start"]))
-    except (ValueError, KeyError, TypeError) as exc:
+        raw = json.loads(manifest_json)["sections"]
+        sections = [_Section.model_validate(entry).model_dump() for entry in raw]
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
         raise DataError(f"section manifest is not {{sections: [{{start, end, heading_path}}]}}: {exc}",
                         path=source) from exc
+    return sorted(sections, key=lambda s: s["start"])
 
 
 def _section_at(sections: list[dict], offset: int) -> dict | None:
@@ -310,9 +330,17 @@ class FrDocument(BaseModel):
     volume: int = Field(gt=0, description="FR volume (year - 1935 for these rules).")
     first_page: int = Field(gt=0, description="First printed page of the document.")
     url: str = Field(pattern=r"^https://www\.federalregister\.gov/", description="Official full-text XML address.")
-    mirror_file: str = Field(description="Path of the local copy relative to the mirror root.")
+    mirror_file: str = Field(description="Path of the local copy relative to the mirror root "
+                             "(never a .json metadata file).")
     format: Literal["xml", "text"] = Field(description="xml = FR full-text XML; text = tag-stripped text.")
     sections: str | None = Field(None, description="Section manifest (JSON) of a text file, relative to the mirror.")
+
+    @field_validator("mirror_file")
+    @classmethod
+    def _not_metadata(cls, value: str) -> str:
+        if value.lower().endswith(".json"):
+            raise ValueError(f"{value} is FR API metadata, not rule text; it is never indexed")
+        return value
 
     @property
     def doc_id(self) -> str:

@@ -47,8 +47,8 @@ def read_source(settings: Settings, document: FrDocument) -> tuple[str, str | No
         path = settings.mirror / document.mirror_file
         if not path.is_file():
             raise DataError(f"FR document {document.doc_id} is not in the mirror", path=str(path))
-        manifest = (settings.mirror / document.sections).read_text(encoding="utf-8") if document.sections else None
-        return path.read_text(encoding="utf-8"), manifest, document.format
+        manifest = _read_text(settings.mirror / document.sections) if document.sections else None
+        return _read_text(path), manifest, document.format
     cached = settings.cache_folder / "fr" / f"{document.document_number}.xml"
     if not cached.is_file():
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +58,17 @@ def read_source(settings: Settings, document: FrDocument) -> tuple[str, str | No
         except OSError as exc:
             raise DataError(f"could not download FR document {document.document_number}: {exc}; "
                             "set CARENAV_MIRROR to a local copy", path=document.url) from exc
-    return cached.read_text(encoding="utf-8"), None, "xml"
+    return _read_text(cached), None, "xml"
+
+
+def _read_text(path: Path) -> str:
+    """UTF-8 text of a source file; DataError naming it when unreadable or not text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (byte {exc.start}): expected FR XML or text", path=str(path)) from exc
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror or exc}", path=str(path)) from exc
 
 
 def document_chunks(settings: Settings, document: FrDocument) -> tuple[Chunk, ...]:
@@ -71,6 +81,8 @@ def document_chunks(settings: Settings, document: FrDocument) -> tuple[Chunk, ..
         paragraphs = parse_fr_text(body, manifest, source=document.sections or "")
     else:
         paragraphs = parse_fr_xml(body)
+    if not paragraphs:    # an empty or non-FR file must not silently replace the indexed document
+        raise DataError(f"FR document {document.doc_id} has no paragraphs", path=document.mirror_file)
     return chunk_document(document, paragraphs)
 
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from carenav_core.errors import CareNavError
 from carenav_core.build_all import build_all
-from carenav_core.pfs.valuation import open_reader
+from carenav_core.pfs.valuation import open_reader, reader_cursor
 from carenav_core.settings import Settings
 
 
@@ -27,9 +27,13 @@ def _fee_db(path: str, mtime_ns: int) -> duckdb.DuckDBPyConnection:
 def fee_db(settings: Settings) -> duckdb.DuckDBPyConnection | None:
     """A cursor on the current fee-schedule database, or None if none is built yet."""
     path = settings.duckdb_file
-    if not path.exists():
+    try:
+        return reader_cursor(_fee_db(str(path), path.stat().st_mtime_ns))
+    except FileNotFoundError:
         return None
-    return _fee_db(str(path), path.stat().st_mtime_ns).cursor()
+    except CareNavError as exc:     # a damaged file: say so; the page offers the rebuild
+        st.error(str(exc))
+        return None
 
 
 def require_fee_db(settings: Settings) -> duckdb.DuckDBPyConnection:
@@ -37,7 +41,8 @@ def require_fee_db(settings: Settings) -> duckdb.DuckDBPyConnection:
     con = fee_db(settings)
     if con is not None:
         return con
-    st.warning("No fee-schedule database is built yet. Build it from the CMS releases"
+    st.warning(("No fee-schedule database is built yet." if not settings.duckdb_file.exists() else
+                "The fee-schedule database needs rebuilding.") + " Build it from the CMS releases"
                + (f" in the mirror {settings.mirror}" if settings.mirror else " (downloads from cms.gov)")
                + ", then this page works.")
     if st.button("Build the data now", type="primary"):
