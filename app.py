@@ -7,5 +7,6 @@ navigation = st.navigation([
     st.Page("pages/codes.py", title="Codes", icon=":material/search:"),
     st.Page("pages/screen.py", title="Screen", icon=":material/diversity_1:"),
     st.Page("pages/data.py", title="Data", icon=":material/database:"),
+    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/fact_check:"),
 ])
 navigation.run()

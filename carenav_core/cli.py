@@ -15,6 +15,8 @@ COMMANDS = (
     "carenav_core.retrieval.commands",  # search, index
     "carenav_core.chat.commands",       # ask
     "carenav_core.screener.commands",   # screen, eval screener
+    "carenav_core.bench_command",       # bench (runs bench/ scripts)
+    "carenav_core.eval.commands",       # eval chat
 )
 
 

@@ -7,8 +7,9 @@ from functools import lru_cache
 
 from carenav_core.codes.families import Family, load_families
 
-# HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T).
-_CODE = re.compile(r"(?<![\w.$,])([A-Va-v]\d{4}|\d{4}[FfTtUu]|\d{5})(?![\w]|[.,]\d)")
+# HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
+# administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
+_CODE = re.compile(r"(?<![\w.$,])([A-Va-v]\d{4}|\d{4}[AaFfMmTtUu]|\d{5})(?![\w]|[.,]\d)")
 # Spans that hold numbers but never codes: FR citations ("89 FR 97710"), dollar amounts,
 # numbers with thousands separators or decimals, and HCPCS-looking pieces of URLs.
 _NOT_CODES = re.compile(

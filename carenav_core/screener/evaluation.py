@@ -22,13 +22,14 @@ from typing import Any, Literal
 import ollama
 from pydantic import BaseModel, ConfigDict, Field
 
+from carenav_core.eval.ollama_double import OllamaDouble
+from carenav_core.progress import Progress, silent
 from carenav_core.screener.assemble import Report, run_screen
 from carenav_core.screener.corpus import Chunk, Passage, load_chunks
 from carenav_core.screener.engine import Classification, screen
 from carenav_core.screener.evidence import gather_evidence
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.rules import PROGRAMS_BY_KEY
-from carenav_core.screener.scripted_ollama import ScriptedOllama
 from carenav_core.settings import PROJECT_ROOT
 
 EXPECTATIONS_FILE = PROJECT_ROOT / "data" / "programs" / "screener_eval.toml"
@@ -172,13 +173,13 @@ def _score_report(family: Family, report: Report, search: LexicalSearch) -> dict
             "agreements": agreements, "actual": {k: by_key[k] for k in family.expect}}
 
 
-def run_evaluation(*, seed: int = 7, families: int = 100) -> dict[str, Any]:
+def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = silent) -> dict[str, Any]:
     """Run the synthetic families; results as a JSON-ready dict with a `passed` flag."""
     model = ScriptedModel(seed)
     totals = Counter()
     disagreements, writers = [], Counter()
-    with ScriptedOllama(model) as server:
-        client = ollama.Client(host=server.host)
+    with OllamaDouble(responder=model) as server:
+        client = ollama.Client(host=server.url)
         for family in generate_families(seed, families):
             model.family = family
             search = LexicalSearch(weak=frozenset({family.weak_program} - {None}))
@@ -192,6 +193,7 @@ def run_evaluation(*, seed: int = 7, families: int = 100) -> dict[str, Any]:
             disagreements += [{"family": family.index, "scenario": family.scenario, "program": k,
                                "expected": family.expect[k], "actual": scored["actual"][k]}
                               for k, ok in scored["agreements"].items() if not ok]
+            progress(family.index + 1, families, family.scenario)
     return _summary(seed, families, totals, writers, disagreements)
 
 

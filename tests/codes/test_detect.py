@@ -11,6 +11,7 @@ from carenav_core.codes import detect
     ("99490/99439", ("99439", "99490")),
     ("99490, 99439 and 99490 again", ("99439", "99490")),
     ("Category II 1036F and III 0591T", ("0591T", "1036F")),
+    ("vaccine administration 0073A", ("0073A",)),
     ("(G2211)", ("G2211",)),
 ])
 def test_explicit_codes(text, explicit):

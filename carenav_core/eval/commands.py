@@ -1,0 +1,48 @@
+"""`carenav eval chat`: the CLI edge of the chat harness (builds the collaborators, calls the core)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from carenav_core.progress import TerminalProgress, silent
+from carenav_core.settings import Settings
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add `eval chat` (next to `eval screener`, whichever module registers first)."""
+    chat = _eval_subparsers(subparsers).add_parser("chat", help="run the golden questions through the chat pipeline")
+    chat.add_argument("--seed", type=int, default=7, help="seed of the golden set and the scripted replies")
+    chat.add_argument("--questions", type=int, default=None, help="run only the first N questions (default all 180)")
+    chat.add_argument("--out", type=Path, default=None, help="also write the JSON results to this file")
+    chat.add_argument("--json", action="store_true", help="print the JSON results instead of the summary")
+    chat.set_defaults(func=run_chat_eval_command)
+
+
+def _eval_subparsers(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The `eval` command's subparsers, creating `eval` if no other module has."""
+    if "eval" in subparsers.choices:
+        parser = subparsers.choices["eval"]
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    parser = subparsers.add_parser("eval", help="evaluation harnesses")
+    return parser.add_subparsers(dest="eval_target", required=True)
+
+
+def run_chat_eval_command(args: argparse.Namespace, settings: Settings) -> int:
+    from carenav_core.eval.chat import oracle_for, run_chat_evaluation, summary_lines
+    from carenav_core.pfs.valuation import open_reader
+    oracle = oracle_for(settings)
+    con = open_reader(settings.duckdb_file)
+    try:
+        progress = TerminalProgress() if sys.stderr.isatty() else silent
+        results = run_chat_evaluation(settings, con, oracle, seed=args.seed, questions=args.questions,
+                                      progress=progress)
+    finally:
+        con.close()
+    text = json.dumps(results, indent=2, ensure_ascii=False)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n", encoding="utf-8")
+    sys.stdout.write(text + "\n" if args.json else "\n".join(summary_lines(results)) + "\n")
+    return 0 if results["passed"] else 1

@@ -1,0 +1,162 @@
+"""Scoring one answer of the chat harness against the golden question, the oracle and the script.
+
+The readers here are the harness's own (money and decimals, bracketed citations, label keys), not
+the output guard's, so a guard bug cannot hide itself.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Sequence
+
+from carenav_core.chat.events import ChatEvent, DoneEvent, SourcesEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.eval.golden import GoldenQuestion
+from carenav_core.eval.oracle import ExpectedRow, Oracle
+from carenav_core.eval.scripted_model import ScriptedAnswer
+from carenav_core.pfs.rows import ValuationRow
+
+_LABEL = re.compile(r"\[([^\[\]\n]*)\]")
+_FACT = re.compile(r"\$\s?\d[\d,]*(?:\.\d+)?|(?<![\d.])\d+\.\d+(?![\d.])")
+ROW_FIELDS = ("hcpcs", "cy", "status", "work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac",
+              "total_fac", "cf", "payment_nonfac", "payment_fac", "label")
+_RVU_NUMBERS = ("work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac", "cf",
+                "payment_nonfac", "payment_fac")
+
+
+def key(label: str) -> str:
+    """How citations are compared: brackets, spaces and case ignored.
+
+    >>> key("[PFS CY2025  rvu25d]") == key("PFS CY2025 RVU25D")
+    True
+    """
+    return re.sub(r"\s+", "", label.strip().strip("[]")).casefold()
+
+
+def facts(text: str) -> list[Decimal]:
+    """Money amounts and decimals stated outside bracketed labels.
+
+    >>> facts("G0556 pays $15.20 [PFS CY2025 RVU25D], 0.47 RVUs, 19,090 rows, $1,234")
+    [Decimal('15.20'), Decimal('0.47'), Decimal('1234')]
+    """
+    bare = _LABEL.sub(" ", text)
+    return [Decimal(m.replace("$", "").replace(",", "").strip()) for m in _FACT.findall(bare)]
+
+
+def citations(text: str) -> list[str]:
+    """Every bracketed citation; "[A; B]" counts as two."""
+    return [part.strip() for m in _LABEL.finditer(text) for part in m.group(1).split(";") if part.strip()]
+
+
+def released_prose(events: Sequence[ChatEvent]) -> str:
+    """The token text a user sees, minus the notes that replace withheld sentences."""
+    shown, note = [], None
+    for event in events:
+        if isinstance(event, WarningEvent) and event.kind == "withheld":
+            note = event.message
+        elif isinstance(event, TokenEvent):
+            if event.text != note:
+                shown.append(event.text)
+            note = None
+    return "".join(shown)
+
+
+def _row_tuple(row: ValuationRow | ExpectedRow) -> tuple:
+    release = row.vintage if isinstance(row, ValuationRow) else row.release
+    return (*(getattr(row, f) for f in ROW_FIELDS), release)
+
+
+def _row_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
+    numbers = {getattr(r, f) for r in rows for f in _RVU_NUMBERS} | {c.value for r in rows for c in r.other_cfs}
+    return {n for n in numbers if n is not None}
+
+
+@dataclass(kw_only=True)
+class QuestionScore:
+    """Everything the harness measured about one answer."""
+    index: int
+    category: str
+    mode: str
+    text: str
+    expected_codes: tuple[str, ...]
+    detected_codes: tuple[str, ...] = ()
+    valuation_block: bool = False
+    rows_expected: int = 0
+    rows_exact: int = 0
+    row_mismatches: list[dict[str, Any]] = field(default_factory=list)
+    unpriced_agrees: bool = True
+    numbers: int = 0
+    untraced: list[str] = field(default_factory=list)
+    citations: int = 0
+    invalid_citations: list[str] = field(default_factory=list)
+    hostile_sent: int = 0
+    hostile_released: list[str] = field(default_factory=list)
+    good_sent: int = 0
+    good_released: int = 0
+    model_called: bool = False
+    writer: str = ""
+    withheld: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _score_valuation(score: QuestionScore, valuation: ValuationEvent | None, oracle: Oracle, years: int) -> None:
+    """Rows of the codes the product detected against the oracle's rows of the same codes."""
+    if valuation is None:
+        return
+    actual = {(r.hcpcs, r.cy): _row_tuple(r) for r in valuation.rows if not r.mod and not r.proposed}
+    expected = {(r.hcpcs, r.cy): _row_tuple(r) for r in oracle.rows(valuation.codes, years)}
+    score.rows_expected = len(expected.keys() | actual.keys())
+    score.rows_exact = sum(1 for k, v in expected.items() if actual.get(k) == v)
+    score.row_mismatches = [{"code": k[0], "cy": k[1], "expected": _text(expected.get(k)), "actual": _text(actual.get(k))}
+                            for k in sorted(expected.keys() | actual.keys()) if expected.get(k) != actual.get(k)]
+    score.unpriced_agrees = list(valuation.unpriced) == oracle.unpriced(valuation.codes)
+
+
+def _text(row: tuple | None) -> list[str] | None:
+    return None if row is None else [None if v is None else str(v) for v in row]
+
+
+def _score_prose(score: QuestionScore, prose: str, rows: Sequence[ValuationRow], sources: SourcesEvent | None) -> None:
+    cited_text = " ".join(s.text for s in sources.cited) if sources else ""
+    allowed = _row_numbers(rows) | set(facts(cited_text)) | {Decimal(n.replace(",", "")) for n in
+                                                              re.findall(r"\d[\d,]*(?:\.\d+)?", cited_text)}
+    stated = facts(prose)
+    score.numbers = len(stated)
+    score.untraced = [str(n) for n in stated if n not in allowed]
+    known = {key(r.label) for r in rows}
+    if sources:
+        known |= {key(s.label) for s in (*sources.cited, *sources.also_retrieved)}
+    found = citations(prose)
+    score.citations = len(found)
+    score.invalid_citations = [c for c in found if key(c) not in known]
+
+
+def _score_script(score: QuestionScore, prose: str, answers: Sequence[ScriptedAnswer]) -> None:
+    score.model_called = bool(answers)
+    hostile = [s for a in answers for s in a.hostile]
+    good = [s for a in answers for s in a.good]
+    score.hostile_sent, score.good_sent = len(hostile), len(good)
+    score.hostile_released = [s for s in hostile if s.strip() in prose]
+    score.good_released = sum(1 for s in good if s.strip() in prose)
+
+
+def score_answer(question: GoldenQuestion, events: Sequence[ChatEvent], answers: Sequence[ScriptedAnswer],
+                 oracle: Oracle, years: int) -> QuestionScore:
+    """Score one answer's events."""
+    valuation = next((e for e in events if isinstance(e, ValuationEvent)), None)
+    sources = next((e for e in events if isinstance(e, SourcesEvent)), None)
+    done = next((e for e in events if isinstance(e, DoneEvent)), None)
+    score = QuestionScore(index=question.index, category=question.category, mode=question.reply_mode,
+                          text=question.text, expected_codes=question.expected_codes,
+                          detected_codes=tuple(valuation.codes) if valuation else (),
+                          valuation_block=valuation is not None, writer=done.writer if done else "",
+                          withheld=done.withheld if done else 0,
+                          warnings=[e.kind for e in events if isinstance(e, WarningEvent) and e.kind != "withheld"])
+    _score_valuation(score, valuation, oracle, years)
+    prose = released_prose(events)
+    _score_prose(score, prose, valuation.rows if valuation else (), sources)
+    _score_script(score, prose, answers)
+    return score

@@ -1,0 +1,68 @@
+"""Evaluation: the chat harness and the screener harness side by side (run, progress, results, JSON)."""
+import json
+
+import pandas as pd
+import streamlit as st
+
+from carenav_core.errors import CareNavError
+from carenav_core.eval.chat import oracle_for, run_chat_evaluation
+from carenav_core.eval.report import chat_metrics, saved_results, saved_results_path, screener_metrics
+from carenav_core.screener.evaluation import run_evaluation
+from carenav_core.ui.resources import app_settings, ensure_app_navigation, fee_db
+
+ensure_app_navigation()
+settings = app_settings()
+st.title("Evaluation")
+st.caption("Both harnesses drive the real `ollama` client against a scripted model on 127.0.0.1: no real model "
+           "and no network. The chat harness also uses the built fee-schedule database and rule-text index.")
+
+
+def bar_progress(label: str):
+    bar = st.progress(0.0, text=label)
+    return lambda done, total, message: bar.progress(done / total if total else 1.0, text=f"{done}/{total} {message}")
+
+
+def show(harness: str, metrics) -> None:
+    """The latest results of `harness` (this session's run, else the saved file), with a download."""
+    results = st.session_state.get(f"eval_{harness}")
+    origin = "this session's run"
+    if results is None:
+        results, origin = saved_results(settings, harness), f"saved {saved_results_path(settings, harness).name}"
+    if results is None:
+        st.info("No results yet: run the harness (or save results with "
+                f"`carenav eval {harness} --out {saved_results_path(settings, harness)}`).")
+        return
+    (st.success if results.get("passed") else st.error)(
+        f"{'Passed' if results.get('passed') else 'Failed'} ({origin}, seed {results.get('seed')})")
+    st.dataframe(pd.DataFrame(metrics(results)), hide_index=True, width="stretch",
+                 column_config={"ok": st.column_config.CheckboxColumn("ok")})
+    st.download_button("Download JSON", json.dumps(results, indent=2, ensure_ascii=False), key=f"download_{harness}",
+                       file_name=f"{harness}_results.json", mime="application/json")
+
+
+chat, screener = st.columns(2)
+with chat:
+    st.subheader("Chat harness")
+    seed = st.number_input("Seed", value=7, step=1, key="chat_seed")
+    count = st.number_input("Questions", min_value=1, max_value=180, value=180, step=10, key="chat_questions")
+    if st.button("Run the chat harness", type="primary", key="run_chat"):
+        con = fee_db(settings)
+        if con is None:
+            st.warning("No fee-schedule database is built yet: build it on the Data page first.")
+        else:
+            try:
+                st.session_state["eval_chat"] = run_chat_evaluation(
+                    settings, con, oracle_for(settings), seed=int(seed), questions=int(count),
+                    progress=bar_progress("Asking the golden questions"))
+            except CareNavError as exc:
+                st.error(f"The chat harness could not run: {exc}")
+    show("chat", chat_metrics)
+
+with screener:
+    st.subheader("Screener harness")
+    screener_seed = st.number_input("Seed", value=7, step=1, key="screener_seed")
+    families = st.number_input("Families", min_value=1, max_value=1000, value=100, step=10, key="screener_families")
+    if st.button("Run the screener harness", type="primary", key="run_screener"):
+        st.session_state["eval_screener"] = run_evaluation(seed=int(screener_seed), families=int(families),
+                                                           progress=bar_progress("Screening synthetic families"))
+    show("screener", screener_metrics)
