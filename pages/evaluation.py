@@ -7,6 +7,7 @@ import streamlit as st
 from carenav_core.errors import CareNavError
 from carenav_core.eval.chat import oracle_for, run_chat_evaluation
 from carenav_core.eval.report import chat_metrics, saved_results, saved_results_path, screener_metrics
+from carenav_core.screener.commands import evaluation_search
 from carenav_core.screener.evaluation import run_evaluation
 from carenav_core.ui.resources import app_settings, ensure_app_navigation, fee_db
 
@@ -63,6 +64,7 @@ with screener:
     screener_seed = st.number_input("Seed", value=7, step=1, key="screener_seed")
     families = st.number_input("Families", min_value=1, max_value=1000, value=100, step=10, key="screener_families")
     if st.button("Run the screener harness", type="primary", key="run_screener"):
-        st.session_state["eval_screener"] = run_evaluation(seed=int(screener_seed), families=int(families),
-                                                           progress=bar_progress("Screening synthetic families"))
+        st.session_state["eval_screener"] = run_evaluation(
+            seed=int(screener_seed), families=int(families), search=evaluation_search(settings),
+            progress=bar_progress("Screening synthetic families"))
     show("screener", screener_metrics)

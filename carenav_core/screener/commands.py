@@ -24,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate = _eval_subparsers(subparsers).add_parser("screener", help="run the synthetic-family screener evaluation")
     evaluate.add_argument("--seed", type=int, default=7, help="seed of the synthetic families")
     evaluate.add_argument("--families", type=int, default=100, help="how many families")
+    evaluate.add_argument("--lexical", action="store_true",
+                          help="use the in-memory lexical stand-in instead of the pgvector program store")
     evaluate.add_argument("--out", type=Path, default=None, help="write the JSON results here too")
     evaluate.set_defaults(func=run_eval_command)
 
@@ -47,6 +49,18 @@ def read_answers(path: Path) -> dict:
     return raw
 
 
+def evaluation_search(settings: Settings):
+    """The store's program search when its `programs` collection answers, else None (the lexical
+    stand-in), with a note on stderr saying which."""
+    from carenav_core.retrieval.search import exact_search
+    probe = exact_search(settings, "programs", "income limit", 1)
+    if probe.hits:
+        return program_search(settings)
+    print(f"note: the program store is not available ({'; '.join(probe.warnings) or 'empty'}); "
+          "using the lexical stand-in (run `carenav build`)", file=sys.stderr)
+    return None
+
+
 def run_screen_command(args: argparse.Namespace, settings: Settings) -> int:
     profile = normalize(read_answers(args.answers))
     report = run_screen(profile, on=args.date or date.today(), search=program_search(settings),
@@ -57,7 +71,8 @@ def run_screen_command(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     from carenav_core.screener.evaluation import run_evaluation
-    results = run_evaluation(seed=args.seed, families=args.families)
+    search = None if args.lexical else evaluation_search(settings)
+    results = run_evaluation(seed=args.seed, families=args.families, search=search)
     text = json.dumps(results, indent=2)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

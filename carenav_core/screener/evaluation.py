@@ -8,6 +8,7 @@ citation validity (must be 100%), share of model proposals overridden, and agree
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -25,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from carenav_core.eval.ollama_double import OllamaDouble
 from carenav_core.progress import Progress, silent
 from carenav_core.screener.assemble import Report, run_screen
-from carenav_core.screener.corpus import Chunk, Passage, load_chunks
+from carenav_core.screener.corpus import Chunk, Passage, ProgramSearch, load_chunks
 from carenav_core.screener.engine import Classification, screen
 from carenav_core.screener.evidence import gather_evidence
 from carenav_core.screener.profile import normalize
@@ -85,6 +86,20 @@ class LexicalSearch:
         d = Counter(WORD.findall(f"{chunk.heading} {chunk.text}".lower()))
         norm = math.sqrt(sum(v * v for v in q.values())) * math.sqrt(sum(v * v for v in d.values()))
         return sum(q[w] * d[w] for w in q) / norm if norm else 0.0
+
+
+class WeakenedSearch:
+    """Any ProgramSearch with the scores of `weak` programs scaled down (x0.4), so that the
+    retrieval_failed path occurs in the evaluation whatever search is underneath."""
+
+    def __init__(self, inner: ProgramSearch, weak: frozenset[str]) -> None:
+        self.inner, self.weak = inner, weak
+
+    def __call__(self, program: str, query: str, k: int) -> list[Passage]:
+        passages = self.inner(program, query, k)
+        if program not in self.weak:
+            return passages
+        return [dataclasses.replace(p, score=round(p.score * 0.4, 4)) for p in passages]
 
 
 def load_scenarios(path: Path = EXPECTATIONS_FILE) -> tuple[_Scenario, ...]:
@@ -154,7 +169,7 @@ class ScriptedModel:
         return json.dumps(_hostile(mode, candidates, passages, self.rng))
 
 
-def _score_report(family: Family, report: Report, search: LexicalSearch) -> dict[str, Any]:
+def _score_report(family: Family, report: Report, search: ProgramSearch) -> dict[str, Any]:
     profile = normalize(family.answers)
     results = screen(profile, on=family.on)
     candidates = {r.program.key: r for r in results if r.classification is not Classification.EXCLUDED}
@@ -173,8 +188,10 @@ def _score_report(family: Family, report: Report, search: LexicalSearch) -> dict
             "agreements": agreements, "actual": {k: by_key[k] for k in family.expect}}
 
 
-def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = silent) -> dict[str, Any]:
-    """Run the synthetic families; results as a JSON-ready dict with a `passed` flag."""
+def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = silent,
+                   search: ProgramSearch | None = None) -> dict[str, Any]:
+    """Run the synthetic families; results as a JSON-ready dict with a `passed` flag. `search` is the
+    product's retrieval (the pgvector store); None uses the in-memory LexicalSearch stand-in."""
     model = ScriptedModel(seed)
     totals = Counter()
     disagreements, writers = [], Counter()
@@ -182,9 +199,10 @@ def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = s
         client = ollama.Client(host=server.url)
         for family in generate_families(seed, families):
             model.family = family
-            search = LexicalSearch(weak=frozenset({family.weak_program} - {None}))
-            report = run_screen(normalize(family.answers), on=family.on, search=search, client=client)
-            scored = _score_report(family, report, search)
+            weak = frozenset({family.weak_program} - {None})
+            family_search = LexicalSearch(weak=weak) if search is None else WeakenedSearch(search, weak)
+            report = run_screen(normalize(family.answers), on=family.on, search=family_search, client=client)
+            scored = _score_report(family, report, family_search)
             writers[f"{family.mode}:{report.writer}"] += 1
             totals.update(invented=len(scored["invented"]), citations=scored["citations"], valid=scored["valid"],
                           failed_coverage=scored["failed_coverage"], proposals=report.model_proposals,
@@ -194,7 +212,9 @@ def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = s
                                "expected": family.expect[k], "actual": scored["actual"][k]}
                               for k, ok in scored["agreements"].items() if not ok]
             progress(family.index + 1, families, family.scenario)
-    return _summary(seed, families, totals, writers, disagreements)
+    summary = _summary(seed, families, totals, writers, disagreements)
+    summary["retrieval"] = "lexical stand-in" if search is None else "store"
+    return summary
 
 
 def _summary(seed: int, families: int, totals: Counter, writers: Counter, disagreements: list) -> dict[str, Any]:
