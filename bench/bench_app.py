@@ -1,4 +1,4 @@
-"""Issue 6 (app): cold start of `streamlit run app.py` to the first page rendered in headless Chromium,
+"""App: cold start of `streamlit run app.py` to the first page rendered in headless Chromium,
 submit-to-valuation-table latency with the deterministic writer, and peak RSS of the Streamlit server
 process (psutil on its pid) after answering 100 questions.
 

@@ -1,4 +1,4 @@
-"""Issue 4: the evidence step of one question (detect -> value -> code-cited SQL) on the full data,
+"""The evidence step of one question (detect -> value -> code-cited SQL) on the full data,
 against a pandas baseline measured in the same run on the same CMS files.
 
 Baseline: pandas reads the PPRRVU CSV of each CY's latest release once up front (load time reported

@@ -1,4 +1,4 @@
-"""Issue 5: our retrieval against LangChain's PGVector (`langchain-postgres`) and exact numpy brute
+"""Our retrieval against LangChain's PGVector (`langchain-postgres`) and exact numpy brute
 force, on the same chunks, the same ONNX vectors and the same PostgreSQL server.
 
 Our chunks and their stored vectors are copied into LangChain's own tables (`add_embeddings`, through
@@ -102,6 +102,19 @@ def load_langchain(url: str, ids, texts, vectors, ef_search: int):
     return store, lc_engine
 
 
+def uses_index(engine, probe: np.ndarray) -> bool:
+    """EXPLAIN of the statement PGVector.similarity_search_by_vector sends (collection join, ORDER BY
+    distance, LIMIT): does the planner pick the HNSW index?"""
+    with engine.connect() as conn:
+        conn.execute(text(f"SET hnsw.ef_search = {product_search.EF_SEARCH}"))
+        plan = conn.execute(text(
+            "EXPLAIN SELECT e.id, e.embedding <=> CAST(:q AS vector) AS distance FROM langchain_pg_embedding e "
+            "JOIN langchain_pg_collection c ON e.collection_id = c.uuid "
+            "WHERE e.collection_id = (SELECT uuid FROM langchain_pg_collection LIMIT 1) "
+            "ORDER BY distance ASC LIMIT 10"), {"q": json.dumps(probe.tolist())}).scalars().all()
+    return any("lc_hnsw" in line for line in plan)
+
+
 class FixedQueryEmbedder:
     """Our embedder's name/dimension with precomputed query vectors (so `retrieve` times search only)."""
 
@@ -166,6 +179,10 @@ def main() -> None:
             conn.execute(text("CREATE INDEX lc_hnsw ON langchain_pg_embedding "
                               "USING hnsw (embedding vector_cosine_ops)"))
         print(f"langchain copy 2: HNSW index (pgvector defaults, as ours) built in {time.perf_counter() - started:.1f} s")
+        for engine in engines:
+            with engine.begin() as conn:
+                conn.execute(text("ANALYZE"))               # planner statistics for the fresh tables
+        print(f"langchain copy 2 plan uses the HNSW index: {uses_index(indexed_engine, vectors[0])}")
         run(settings, store.engine, plain, indexed, ids, vectors, probes, qvecs, args.repeat)
     finally:
         for engine in engines:

@@ -1,4 +1,4 @@
-"""Issue 6 (screener): latency of one screen for the 100 synthetic families of `carenav eval screener`,
+"""Screener: latency of one screen for the 100 synthetic families of `carenav eval screener`,
 with the deterministic writer and with the scripted Ollama test double (loopback HTTP server speaking
 Ollama's /api/chat, faithful and hostile replies), both over the product's retrieval (exact search of
 the `programs` collection in PostgreSQL, ONNX query embeddings). Baseline in the same run: the rules

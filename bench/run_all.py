@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-# part -> scripts (bench/<name>.py); "all" is the suite of issues 4-6 plus the guard overhead.
+# part -> scripts (bench/<name>.py); "all" is evidence, retrieval, screener, app and the guard overhead.
 PARTS: dict[str, tuple[str, ...]] = {
-    "evidence": ("bench_evidence",),          # issue 4: detect+value+code-cited vs pandas
-    "retrieval": ("bench_langchain",),        # issue 5: ours vs LangChain PGVector vs numpy brute force
-    "screener": ("bench_screener",),          # issue 6: screening latency, deterministic and scripted Ollama
-    "app": ("bench_app",),                    # issue 6: cold start, submit-to-table, peak RSS in Chromium
+    "evidence": ("bench_evidence",),          # detect+value+code-cited vs pandas
+    "retrieval": ("bench_langchain",),        # ours vs LangChain PGVector vs numpy brute force
+    "screener": ("bench_screener",),          # screening latency, deterministic and scripted Ollama
+    "app": ("bench_app",),                    # cold start, submit-to-table, peak RSS in Chromium
     "guard": ("bench_guard",),                # output-guard overhead per sentence
-    "pfs": ("bench_pfs",),                    # issue 2: full build time (temporary folder) + lookups
+    "pfs": ("bench_pfs",),                    # full build time (temporary folder) + lookups
     "index": ("bench_retrieval",),            # retrieval quality, embedding rate, 100k synthetic HNSW
 }
 ALL = ("evidence", "retrieval", "screener", "app", "guard")

@@ -24,7 +24,8 @@ from carenav_core.pfs.sources import FetchedFile, SourceCatalog, fetch_addendum,
 from carenav_core.progress import Progress, silent
 from carenav_core.settings import Settings
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
+ROW_GROUP_SIZE = 2048
 log = logging.getLogger(__name__)
 _RVU_COLUMNS = ", ".join(f"{f} DECIMAL(18,6)" if f in NUMERIC else f"{f} VARCHAR" for f in FIELDS)
 SCHEMA = f"""
@@ -148,9 +149,14 @@ def build(settings: Settings, progress: Progress = silent, force: bool = False,
     previous = {} if force else _previous(final)
     report = BuildReport(path=final)
     try:
-        with duckdb.connect(str(temporary)) as con:
+        with duckdb.connect(":memory:") as con:
+            # Small row groups: a lookup of a few codes then reads a few zone-mapped groups, not all.
+            con.execute(f"ATTACH ? AS built (ROW_GROUP_SIZE {ROW_GROUP_SIZE})", [str(temporary)])
+            con.execute("USE built")
             con.execute(SCHEMA)
             _load_all(con, catalog, settings, previous, final, report, progress)
+            con.execute("USE memory")
+            con.execute("DETACH built")
         os.replace(temporary, final)
     finally:
         temporary.unlink(missing_ok=True)

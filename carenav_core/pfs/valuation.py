@@ -104,7 +104,9 @@ def value(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], ye
     wanted = sorted({c.upper() for c in codes})
     if not wanted:
         return [], []
-    cursor = con.execute(f"{_FINAL} UNION ALL {_PROPOSED}", [wanted, modifiers, wanted, modifiers])
+    with_proposed = con.execute("SELECT count(*) FROM proposed_rules").fetchone()[0] > 0
+    sql, params = (f"{_FINAL} UNION ALL {_PROPOSED}", [wanted, modifiers] * 2) if with_proposed else (_FINAL, [wanted, modifiers])
+    cursor = con.execute(sql, params)
     names = [d[0] for d in cursor.description]
     records = [dict(zip(names, r)) for r in cursor.fetchall()]
     chosen = _select_vintages(records, years)

@@ -4,6 +4,7 @@ Both return L2-normalised float32 rows, so cosine similarity is a dot product.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import resources
 from typing import Protocol, Sequence
 
@@ -53,6 +54,9 @@ class OnnxMiniLM:
             options.intra_op_num_threads = threads
         self.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
+        # Queries repeat (the screener derives one per program from a few intake answers): a model
+        # run is ~8 ms on this machine, a cache hit microseconds. The vectors are a pure function of text.
+        self._query = lru_cache(maxsize=4096)(self._embed_one)
 
     def _batch(self, texts: Sequence[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch(list(texts))
@@ -75,8 +79,13 @@ class OnnxMiniLM:
             out[chunk] = self._batch([texts[i] for i in chunk])
         return out
 
+    def _embed_one(self, text: str) -> np.ndarray:
+        vector = self._batch([text])[0]
+        vector.setflags(write=False)          # shared by every caller of the cache
+        return vector
+
     def embed_query(self, text: str) -> np.ndarray:
-        return self._batch([text])[0]
+        return self._query(text)
 
 
 class OllamaEmbedder:

@@ -92,12 +92,12 @@ WITH semantic AS (
         WHERE collection = ANY(:collections) AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
         ORDER BY embedding <=> :qvec LIMIT :pool) nearest
 ), keyword AS (
-    SELECT id, row_number() OVER (ORDER BY cardinality(codes_hit) DESC, ts_rank(tsv, query) DESC, id) AS rank
-    FROM chunks, to_tsquery('english', :tsq) query,
-         LATERAL (SELECT ARRAY(SELECT unnest(codes) INTERSECT SELECT unnest(CAST(:qcodes AS text[])))) AS hit(codes_hit)
-    WHERE tsv @@ query AND collection = ANY(:collections)
-      AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
-    ORDER BY cardinality(codes_hit) DESC, ts_rank(tsv, query) DESC, id LIMIT :pool
+    SELECT id, row_number() OVER (ORDER BY code_hit DESC, rank DESC, id) AS rank FROM (
+        SELECT id, codes && CAST(:qcodes AS text[]) AS code_hit, ts_rank(tsv, query) AS rank
+        FROM chunks, to_tsquery('english', :tsq) query
+        WHERE :wk > 0 AND tsv @@ query AND collection = ANY(:collections)
+          AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
+        ORDER BY code_hit DESC, rank DESC, id LIMIT :pool) matched
 ), fused AS (
     SELECT coalesce(s.id, k.id) AS id,
            coalesce(:wv / (:rrf + s.rank), 0.0) + coalesce(:wk / (:rrf + k.rank), 0.0) AS score
