@@ -129,8 +129,8 @@ def interleaved(contenders: dict, items: list, repeat: int) -> dict[str, list[fl
 
 
 def small_row_groups(path: Path, folder: Path, rows_per_group: int):
-    """What-if (not the product): the valuation tables copied, in the same order, into a database whose
-    row groups hold `rows_per_group` rows, so zone maps can skip all but a few per looked-up code."""
+    """What-if (not the product): the valuation tables copied into a database whose row groups hold
+    `rows_per_group` rows (the product builds with 2,048; try other sizes with --row-group-size)."""
     import duckdb
     target = folder / "small_row_groups.duckdb"
     with duckdb.connect() as con:
@@ -138,32 +138,33 @@ def small_row_groups(path: Path, folder: Path, rows_per_group: int):
         con.execute(f"ATTACH '{target}' AS small (ROW_GROUP_SIZE {int(rows_per_group)})")
         for table in ("current_rvu", "proposed_rvu"):
             con.execute(f"CREATE TABLE small.{table} AS SELECT * FROM src.{table} ORDER BY hcpcs, mod, cy")
+        con.execute("CREATE TABLE small.proposed_rules AS SELECT * FROM src.proposed_rules")
     return open_reader(target)
 
 
 def profile_ours(con, asked: list[str], years: int) -> None:
-    """Where our per-question time goes: the DuckDB statement alone vs the Python around it."""
-    from carenav_core.pfs.valuation import _FINAL, _PROPOSED
+    """Where our per-question time goes: the build check and code-index lookup vs the Python around it."""
+    from carenav_core.pfs.valuation import _code_index
     query, whole = [], []
     for question in asked:
         codes = sorted({c.upper() for c in detect(question).codes})
         if not codes:
             continue
         started = time.perf_counter()
-        con.execute(f"{_FINAL} UNION ALL {_PROPOSED}", [codes, False, codes, False]).fetchall()
+        _code_index(con).records(codes, False)
         query.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         value(con, codes, years=years)
         whole.append((time.perf_counter() - started) * 1000)
     q50, w50 = percentiles(query)[0], percentiles(whole)[0]
-    print(f"profile (questions with codes): value() p50 {w50:.3f} ms, of which the DuckDB statement "
-          f"(execute + fetch) p50 {q50:.3f} ms ({q50 / w50:.0%}); Python rows/CF/labels the rest")
+    print(f"profile (questions with codes): value() p50 {w50:.3f} ms, of which the build check + code-index "
+          f"lookup p50 {q50:.3f} ms ({q50 / w50:.0%}); Python rows/CF/labels the rest")
     profiler = cProfile.Profile()
     profiler.enable()
     for question in asked[:300]:
         ours_value(con, question, years)
     profiler.disable()
-    print("cProfile of detect+value over 300 questions (DuckDB's C++ time shows as tottime of value()):")
+    print("cProfile of detect+value over 300 questions:")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(6)
 
 
@@ -171,7 +172,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3, help="passes over the questions (samples = q x repeat)")
-    parser.add_argument("--row-group-size", type=int, default=2048,
+    parser.add_argument("--row-group-size", type=int, default=0,
                         help="also time value() on a copy with row groups this small (0: skip)")
     parser.add_argument("--profile", action="store_true", help="always print the profile of our lookup")
     args = parser.parse_args()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,7 +25,7 @@ from carenav_core.pfs.sources import FetchedFile, SourceCatalog, fetch_addendum,
 from carenav_core.progress import Progress, silent
 from carenav_core.settings import Settings
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 ROW_GROUP_SIZE = 2048
 log = logging.getLogger(__name__)
 _RVU_COLUMNS = ", ".join(f"{f} DECIMAL(18,6)" if f in NUMERIC else f"{f} VARCHAR" for f in FIELDS)
@@ -179,6 +180,6 @@ def _load_all(con, catalog, settings, previous, final, report: BuildReport, prog
     _load_proposed(con, catalog, settings, report)
     con.execute(CURRENT)
     info = {"schema_version": SCHEMA_VERSION, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "rows": str(report.rows)}
+            "build_id": uuid.uuid4().hex, "rows": str(report.rows)}
     con.executemany("INSERT INTO build_info VALUES (?, ?)", list(info.items()))
     progress(total, total, f"done: {report.rows} rows")

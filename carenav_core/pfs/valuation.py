@@ -3,12 +3,15 @@ rule that prices it. CFs come from the rule metadata, never from the CMS file; p
 rounded half-up to cents (national, unadjusted by GPCIs)."""
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.rows import STATUS_MEANINGS, ValuationRow
@@ -17,10 +20,42 @@ from carenav_core.pfs.rules import Rule, RuleBook, load_rules
 CENT = Decimal("0.01")
 _COLUMNS = ("hcpcs, mod, description, status, work_rvu, pe_nonfac_rvu, pe_fac_rvu, mp_rvu, total_nonfac, "
             "total_fac, nonfac_na, fac_na, pctc, global_days, file_cf, source_file, sha256")
-_FINAL = f"""SELECT 'final' AS kind, release_id AS vintage, cy, effective, {_COLUMNS}
-  FROM (SELECT unnest(?) AS hcpcs) JOIN current_rvu USING (hcpcs) WHERE (mod = '' OR ?)"""
-_PROPOSED = f"""SELECT 'proposed' AS kind, rule_id AS vintage, cy, NULL::DATE AS effective, {_COLUMNS}
-  FROM (SELECT unnest(?) AS hcpcs) JOIN proposed_rvu USING (hcpcs) WHERE (mod = '' OR ?)"""
+_ALL = f"""SELECT 'final' AS kind, release_id AS vintage, cy, effective, {_COLUMNS} FROM current_rvu
+UNION ALL
+SELECT 'proposed' AS kind, rule_id AS vintage, cy, NULL::DATE AS effective, {_COLUMNS} FROM proposed_rvu"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class _CodeIndex:
+    """The valuation records of one build (latest release per CY, proposed rules) in Arrow, with the
+    row positions of each code: a lookup is a dictionary hit and a `take` of a few rows."""
+    table: pa.Table
+    positions: dict[str, list[int]]
+
+    def records(self, codes: list[str], modifiers: bool) -> list[dict]:
+        rows = [i for code in codes for i in self.positions.get(code, ())]
+        found = self.table.take(pa.array(rows, type=pa.int64())).to_pylist() if rows else []
+        return [r for r in found if modifiers or not r["mod"]]
+
+
+_indexes: OrderedDict[str, _CodeIndex] = OrderedDict()
+_indexes_lock = threading.Lock()
+
+
+def _code_index(con: duckdb.DuckDBPyConnection) -> _CodeIndex:
+    """The index of the build `con` reads, loaded once per process and build (a rebuild has a new
+    build_id, so a reader of the new file never sees the old build's records)."""
+    build_id = con.execute("SELECT value FROM build_info WHERE key = 'build_id'").fetchall()[0][0]
+    with _indexes_lock:
+        if build_id not in _indexes:
+            table = con.sql(_ALL).to_arrow_table()
+            positions: dict[str, list[int]] = defaultdict(list)
+            for position, code in enumerate(table.column("hcpcs").to_pylist()):
+                positions[code].append(position)
+            _indexes[build_id] = _CodeIndex(table=table, positions=dict(positions))
+            while len(_indexes) > 2:
+                _indexes.popitem(last=False)
+        return _indexes[build_id]
 
 
 def open_reader(path: Path) -> duckdb.DuckDBPyConnection:
@@ -104,11 +139,7 @@ def value(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], ye
     wanted = sorted({c.upper() for c in codes})
     if not wanted:
         return [], []
-    with_proposed = con.execute("SELECT count(*) FROM proposed_rules").fetchone()[0] > 0
-    sql, params = (f"{_FINAL} UNION ALL {_PROPOSED}", [wanted, modifiers] * 2) if with_proposed else (_FINAL, [wanted, modifiers])
-    cursor = con.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    records = [dict(zip(names, r)) for r in cursor.fetchall()]
+    records = _code_index(con).records(wanted, modifiers)
     chosen = _select_vintages(records, years)
     rows = [_row(r, _rule_for(r, rules)) for r in chosen]
     priced = {r.hcpcs for r in rows}
