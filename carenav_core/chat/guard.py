@@ -117,13 +117,13 @@ class Quantity:
 
 
 def _is_reference_number(match: re.Match[str]) -> bool:
-    """Years (2025), CPT codes (99490), Category II/III codes (1234F) and ordinals (2nd)."""
+    """Years (2025), CPT codes (99490), 4-digit+letter codes (1234F, 0073A) and ordinals (2nd)."""
     num, suffix = match.group("num"), (match.group("suffix") or "")
     if match.group("dollar") or "." in num or "," in num:
         return False
     if suffix.lower() in _ORDINAL:
         return True
-    if len(num) == 4 and suffix.upper() in {"F", "T", "U"}:
+    if len(num) == 4 and suffix.upper() in {"A", "F", "M", "T", "U"}:     # 0073A, 1036F, 0001M, 0591T, 0001U
         return True
     return (len(num) == 4 and 1900 <= int(num) <= 2099 and suffix != "%") or (len(num) == 5 and suffix != "%")
 
