@@ -20,6 +20,15 @@ COMMANDS = (
 )
 
 
+def command_group(subparsers: argparse._SubParsersAction, name: str, help: str) -> argparse._SubParsersAction:
+    """The subparsers of a command shared by several modules (e.g. `eval chat`, `eval screener`),
+    creating the command the first time a module asks for it."""
+    if name in subparsers.choices:
+        parser = subparsers.choices[name]
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return subparsers.add_parser(name, help=help).add_subparsers(dest=f"{name}_target", required=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="carenav", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")

@@ -6,27 +6,20 @@ import json
 import sys
 from pathlib import Path
 
+from carenav_core.cli import command_group
 from carenav_core.progress import TerminalProgress, silent
 from carenav_core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `eval chat` (next to `eval screener`, whichever module registers first)."""
-    chat = _eval_subparsers(subparsers).add_parser("chat", help="run the golden questions through the chat pipeline")
+    evaluations = command_group(subparsers, "eval", "evaluation harnesses")
+    chat = evaluations.add_parser("chat", help="run the golden questions through the chat pipeline")
     chat.add_argument("--seed", type=int, default=7, help="seed of the golden set and the scripted replies")
     chat.add_argument("--questions", type=int, default=None, help="run only the first N questions (default all 180)")
     chat.add_argument("--out", type=Path, default=None, help="also write the JSON results to this file")
     chat.add_argument("--json", action="store_true", help="print the JSON results instead of the summary")
     chat.set_defaults(func=run_chat_eval_command)
-
-
-def _eval_subparsers(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """The `eval` command's subparsers, creating `eval` if no other module has."""
-    if "eval" in subparsers.choices:
-        parser = subparsers.choices["eval"]
-        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    parser = subparsers.add_parser("eval", help="evaluation harnesses")
-    return parser.add_subparsers(dest="eval_target", required=True)
 
 
 def run_chat_eval_command(args: argparse.Namespace, settings: Settings) -> int:

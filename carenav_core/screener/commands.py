@@ -6,6 +6,7 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
+from carenav_core.cli import command_group
 from carenav_core.errors import ConfigError
 from carenav_core.screener.assemble import run_screen
 from carenav_core.screener.edges import model_client, program_search
@@ -21,22 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     screen.add_argument("--json", action="store_true", help="print the report as JSON instead of Markdown")
     screen.add_argument("--date", type=date.fromisoformat, default=None, help="screening date (default today)")
     screen.set_defaults(func=run_screen_command)
-    evaluate = _eval_subparsers(subparsers).add_parser("screener", help="run the synthetic-family screener evaluation")
+    evaluations = command_group(subparsers, "eval", "evaluation harnesses")
+    evaluate = evaluations.add_parser("screener", help="run the synthetic-family screener evaluation")
     evaluate.add_argument("--seed", type=int, default=7, help="seed of the synthetic families")
     evaluate.add_argument("--families", type=int, default=100, help="how many families")
     evaluate.add_argument("--lexical", action="store_true",
                           help="use the in-memory lexical stand-in instead of the pgvector program store")
     evaluate.add_argument("--out", type=Path, default=None, help="write the JSON results here too")
     evaluate.set_defaults(func=run_eval_command)
-
-
-def _eval_subparsers(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    """The `eval` command's subparsers, creating `eval` if no other module has."""
-    if "eval" in subparsers.choices:
-        parser = subparsers.choices["eval"]
-        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    parser = subparsers.add_parser("eval", help="evaluation harnesses")
-    return parser.add_subparsers(dest="eval_target", required=True)
 
 
 def read_answers(path: Path) -> dict:
