@@ -41,8 +41,12 @@ def _widget(field: str, current: object) -> object:
 
 def _intake(current: dict) -> dict | None:
     with st.form("intake"):
-        answers = {field: _widget(field, current.get(field)) for field in Answers.model_fields}
-        submitted = st.form_submit_button("Screen")
+        columns = st.columns(3)
+        answers = {}
+        for position, field in enumerate(Answers.model_fields):
+            with columns[position % 3]:
+                answers[field] = _widget(field, current.get(field))
+        submitted = st.form_submit_button("Screen", type="primary")
     return params_to_answers(answers_to_params(answers)) if submitted else None
 
 
