@@ -22,7 +22,7 @@ from carenav_core.screener.edges import program_search  # noqa: E402
 from carenav_core.screener.engine import screen  # noqa: E402
 from carenav_core.screener.evaluation import LexicalSearch, ScriptedModel, generate_families  # noqa: E402
 from carenav_core.screener.profile import normalize  # noqa: E402
-from carenav_core.screener.scripted_ollama import ScriptedOllama  # noqa: E402
+from carenav_core.eval.ollama_double import OllamaDouble  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
 CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
@@ -64,8 +64,8 @@ def main() -> None:
 
     import ollama
     model = ScriptedModel(args.seed)
-    with ScriptedOllama(model) as server:
-        client = ollama.Client(host=server.host)
+    with OllamaDouble(responder=model) as server:
+        client = ollama.Client(host=server.url)
 
         def scripted_one(family) -> None:
             model.family = family
