@@ -3,13 +3,13 @@ import streamlit as st
 
 from carenav_core.chat.pipeline import answer
 from carenav_core.ui.chat_view import render_live, render_turn
-from carenav_core.ui.resources import app_settings, chat_writer, ensure_app_navigation, require_fee_db
+from carenav_core.ui.resources import app_settings, chat_writer, ensure_app_navigation, require_fee_db, warm_backends
 
 ensure_app_navigation()
 
-
 settings = app_settings()
 con = require_fee_db(settings)
+warm_backends(settings)
 st.title("Chat with valuation evidence")
 st.caption("Ask about a HCPCS/CPT code (G0556, 99490), a family (APCM, chronic care management) or a rule. "
            "Tables come from the CMS fee-schedule files; prose cites them and Federal Register paragraphs.")

@@ -1,6 +1,8 @@
 """Cached resources for the Streamlit pages (one per process), and the no-database screen."""
 from __future__ import annotations
 
+import threading
+
 import duckdb
 import streamlit as st
 
@@ -87,3 +89,19 @@ def ensure_app_navigation() -> None:
         PagesManager.uses_pages_directory = False
         if first_run:
             st.rerun()
+
+
+@st.cache_resource
+def warm_backends(_settings: Settings) -> threading.Thread:
+    """Start the retrieval store and load the embedder in the background, once per process, so the
+    first question does not wait for them (a cold start costs ~1.3 s here). Failures are left for the
+    question itself to report as a warning."""
+    def warm() -> None:
+        from carenav_core.retrieval.store import get_store
+        try:
+            get_store(_settings).embedder.embed_query("warm up")
+        except Exception:  # the question will show the store warning; nothing to do here
+            pass
+    thread = threading.Thread(target=warm, name="carenav-warm", daemon=True)
+    thread.start()
+    return thread
