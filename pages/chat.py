@@ -17,7 +17,14 @@ turns = st.session_state.setdefault("turns", [])
 for index, turn in enumerate(turns):
     render_turn(turn, key=str(index))
 
+EXAMPLES = ("What is APCM and how is it valued?", "How has 99490 been paid since 2023?",
+            "What does the CY2025 final rule say about telehealth?")
 question = st.chat_input("Ask about Medicare PFS valuation…")
+if not turns and not st.query_params.get("q"):
+    st.caption("Try one of these:")
+    for column, example in zip(st.columns(len(EXAMPLES)), EXAMPLES):
+        if column.button(example, key=f"example-{example}", width="stretch"):
+            question = example
 from_url = st.query_params.get("q")
 if question is None and from_url and not st.session_state.get("url_answered"):
     question = from_url

@@ -94,3 +94,12 @@ def test_without_a_database_every_page_offers_the_build(tmp_path, monkeypatch, p
     assert any("No fee-schedule database is built yet" in w.value for w in at.warning)
     assert any(b.label == "Build the data now" for b in at.button)
     st.cache_resource.clear()
+
+
+def test_example_question_button_asks_it(app_env):
+    at = started()
+    button = next(b for b in at.button if b.label == "What is APCM and how is it valued?")
+    button.click().run()
+    assert not at.exception
+    assert at.dataframe and "G0556" in set(at.dataframe[0].value["hcpcs"])
+    assert at.query_params["q"] in ([APCM], APCM)
