@@ -1,12 +1,12 @@
 """Codes: every loaded year for chosen codes, payment trend and year-over-year change. ?codes=G0556,G0557"""
 import altair as alt
-import pandas as pd
 import streamlit as st
 
 from carenav_core.pfs.lookup import search_codes
 from carenav_core.pfs.valuation import value
 from carenav_core.ui.resources import app_settings, ensure_app_navigation, require_fee_db
-from carenav_core.ui.tables import AMA_NOTICE, DISPLAY, column_config, csv_bytes, shows_cpt, valuation_frame
+from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
+from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
 
 ensure_app_navigation()
 

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.ollama_double import OllamaDouble
+from carenav_core.eval.ollama_double import OllamaDouble
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
 

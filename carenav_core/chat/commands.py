@@ -8,7 +8,8 @@ from carenav_core.chat.events import DoneEvent, SourcesEvent, TokenEvent, Valuat
 from carenav_core.chat.pipeline import answer
 from carenav_core.chat.writers import ollama_writer_from_settings
 from carenav_core.errors import NotBuiltError
-from carenav_core.pfs.commands import AMA_NOTICE, print_table
+from carenav_core.pfs.commands import print_table
+from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.pfs.valuation import open_reader
 from carenav_core.settings import Settings
 
@@ -39,7 +40,7 @@ def _print(event) -> None:
         print_table(event.rows)
         if event.unpriced:
             print("not priced in any loaded release: " + ", ".join(event.unpriced))
-        if any(r.hcpcs[:1].isdigit() for r in event.rows):
+        if shows_cpt(event.rows):
             print(AMA_NOTICE)
         print()
     elif isinstance(event, TokenEvent):

@@ -30,10 +30,6 @@ class Detection:
     families: tuple[str, ...]
     explicit: tuple[str, ...]
 
-    @property
-    def empty(self) -> bool:
-        return not self.codes
-
 
 @lru_cache(maxsize=4)
 def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[str, str], dict[str, str]]:

@@ -148,7 +148,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
         f"  citations valid      {c['valid']}/{c['citations']} ({c['validity']:.1%})",
         f"  controls w/o table   {k['without_valuation_block']}/{k['questions']} ({k['share']:.1%})",
         f"  faithful released    {f['released']}/{f['scripted']} ({f['share']:.1%}; informational)",
-        *([f"  missed or extra codes in: " + "; ".join(
+        *(["  missed or extra codes in: " + "; ".join(
             f"{x['question']!r} (expected {', '.join(x['expected']) or '-'}, got {', '.join(x['detected']) or '-'})"
             for x in d["differences"][:5])] if d["differences"] else []),
         *([f"  warnings             {results['warnings']}"] if results["warnings"] else []),

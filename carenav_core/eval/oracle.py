@@ -62,10 +62,6 @@ class ExpectedRow:
     payment_fac: Decimal | None
     label: str
 
-    def as_record(self) -> dict[str, str | int | None]:
-        """JSON-ready (Decimals as their exact strings)."""
-        return {k: (str(v) if isinstance(v, Decimal) else v) for k, v in self.__dict__.items()}
-
 
 @dataclass(frozen=True, kw_only=True)
 class CodeFamily:

@@ -9,12 +9,11 @@ from pathlib import Path
 
 from carenav_core.codes import detect
 from carenav_core.build_all import build_all
+from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.pfs.valuation import open_reader, row_record, value
 from carenav_core.progress import TerminalProgress
 from carenav_core.settings import Settings
 
-AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. "
-              "All Rights Reserved. Applicable FARS/DFARS Apply.")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -54,7 +53,7 @@ def run_value(args: argparse.Namespace, settings: Settings) -> int:
         print_table(rows)
     for code in unpriced:
         print(f"not priced: {code} is in no loaded release", file=sys.stderr)
-    if any(r.hcpcs[0].isdigit() for r in rows):
+    if shows_cpt(rows):
         print(AMA_NOTICE, file=sys.stderr)
     return 0 if rows or not detection.codes else 1
 

@@ -25,6 +25,16 @@ STATUS_MEANINGS = {
 }
 
 
+# The notice the CMS PPRRVU files carry for CPT (Level I) codes and short descriptors.
+AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. All Rights "
+              "Reserved. Applicable FARS/DFARS Apply. Descriptors shown are the CMS short descriptors.")
+
+
+def shows_cpt(rows) -> bool:
+    """Whether any row is a CPT (Level I, numeric) code, whose descriptor carries the AMA notice."""
+    return any(r.hcpcs[:1].isdigit() for r in rows)
+
+
 @dataclass(frozen=True, kw_only=True)
 class ConversionFactor:
     """One national CF as the rule metadata records it."""

@@ -9,7 +9,8 @@ import streamlit as st
 
 from carenav_core.chat.events import (ChatEvent, DoneEvent, SourcesEvent, TokenEvent, ValuationEvent,
                                       WarningEvent)
-from carenav_core.ui.tables import AMA_NOTICE, DISPLAY, column_config, csv_bytes, shows_cpt, valuation_frame
+from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
+from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 

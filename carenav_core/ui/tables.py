@@ -6,8 +6,6 @@ import pandas as pd
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.valuation import row_record
 
-AMA_NOTICE = ("CPT codes and descriptions only are copyright American Medical Association. All Rights "
-              "Reserved. Applicable FARS/DFARS Apply. Descriptors shown are the CMS short descriptors.")
 DISPLAY = ["hcpcs", "mod", "vintage_label", "status", "work_rvu", "total_nonfac", "total_fac", "payment_nonfac",
            "payment_fac", "cf", "cf_label", "label", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "description",
            "status_meaning"]
@@ -52,7 +50,3 @@ def csv_bytes(rows: list[ValuationRow]) -> bytes:
     """The exact values with every provenance column, for download."""
     return pd.DataFrame([row_record(r) for r in rows]).to_csv(index=False).encode("utf-8")
 
-
-def shows_cpt(rows: list[ValuationRow]) -> bool:
-    """CPT codes are the numeric ones (Level I); their descriptors carry the AMA notice."""
-    return any(r.hcpcs[:1].isdigit() for r in rows)

@@ -10,13 +10,20 @@ def settings_env(settings) -> dict[str, str]:
     return env
 
 
+def use_settings(settings, monkeypatch) -> None:
+    """Point the app and the CLI (which read Settings from the environment) at `settings`: no model
+    server, the embedded store, fresh Streamlit caches."""
+    for name in ("CARENAV_OLLAMA_HOST", "CARENAV_DATABASE_URL", "CARENAV_DUCKDB_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in settings_env(settings).items():
+        monkeypatch.setenv(name, value)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
 @pytest.fixture
 def app_env(full_settings, monkeypatch):
     """The app's Settings come from the environment: point it at the test databases."""
-    for name, value in settings_env(full_settings).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("CARENAV_OLLAMA_HOST", raising=False)
-    st.cache_resource.clear()
-    st.cache_data.clear()
+    use_settings(full_settings, monkeypatch)
     yield full_settings
     st.cache_resource.clear()

@@ -1,5 +1,4 @@
 """AppTest of every page, started from app.py, on the real databases."""
-from pathlib import Path
 
 import pytest
 import streamlit as st

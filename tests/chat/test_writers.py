@@ -17,15 +17,10 @@ from carenav_core.chat.writers import (newest_rows, NO_MODEL_NOTICE, Determinist
 from carenav_core.errors import ModelError
 from carenav_core.settings import Settings
 from tests.chat.values import EXCERPT, G0556, INJECTION, PROPOSED_2027, make_row
-from tests.fixtures_ollama import NetworkBlocked, NetworkGuard, no_network, ollama_double  # noqa: F401
+from tests.fixtures_ollama import NetworkBlocked, NetworkGuard
 
 QUESTION = "How is G0556 paid?"
 MESSAGES = build_prompt(QUESTION, [EXCERPT], [G0556], [])
-
-
-@pytest.fixture(autouse=True)
-def _offline(no_network):
-    yield
 
 
 def _writer(double, **client_args) -> OllamaWriter:

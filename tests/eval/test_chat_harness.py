@@ -13,7 +13,7 @@ from carenav_core.eval.golden import GoldenQuestion
 from carenav_core.eval.scoring import released_prose, score_answer
 from carenav_core.eval.scripted_model import ScriptedAnswer
 from carenav_core.pfs.valuation import open_reader
-from tests.app.conftest import settings_env
+from tests.app.conftest import use_settings
 
 SUBSET = 40
 
@@ -80,8 +80,7 @@ def test_withheld_notes_are_not_released_prose_and_a_table_on_a_control_is_seen(
 
 
 def test_cli_runs_the_harness_and_writes_json(full_settings, monkeypatch, tmp_path, capsys):
-    for name, value in settings_env(full_settings).items():
-        monkeypatch.setenv(name, value)
+    use_settings(full_settings, monkeypatch)
     out = tmp_path / "eval" / "chat_results.json"
     assert cli.main(["eval", "chat", "--questions", "6", "--seed", "3", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -91,8 +90,7 @@ def test_cli_runs_the_harness_and_writes_json(full_settings, monkeypatch, tmp_pa
 
 
 def test_cli_without_a_mirror_says_what_to_set(full_settings, monkeypatch, capsys):
-    for name, value in settings_env(full_settings).items():
-        monkeypatch.setenv(name, value)
+    use_settings(full_settings, monkeypatch)
     monkeypatch.delenv("CARENAV_MIRROR")
     assert cli.main(["eval", "chat", "--questions", "1"]) == 2
     assert "CARENAV_MIRROR" in capsys.readouterr().err

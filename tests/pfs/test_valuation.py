@@ -3,7 +3,6 @@ import csv
 import shutil
 from decimal import ROUND_HALF_UP, Decimal
 
-import pytest
 
 from carenav_core.pfs.build import build
 from carenav_core.pfs.sources import ProposedAddendum

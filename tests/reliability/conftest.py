@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pgserver
 import pytest
+import streamlit as st
 
 from carenav_core.pfs.build import build
 from carenav_core.pfs.sources import SourceCatalog, load_catalog
 from carenav_core.retrieval.index import index_documents
 from carenav_core.retrieval.store import forget_store
 from carenav_core.settings import PROJECT_ROOT, Settings
+from tests.app.conftest import use_settings
 
 SMALL_RELEASES = ("rvu25d", "rvu26c")
 SMALL_FR = ("2021-23972", "2025-08676")        # 40 + 99 chunks: seconds to embed, not minutes
@@ -99,3 +101,11 @@ def reliable_db(reliable_settings):
     con = open_reader(reliable_settings.duckdb_file)
     yield con
     con.close()
+
+
+@pytest.fixture
+def reliable_env(reliable_settings, monkeypatch):
+    """The app and CLI pointed (through the environment) at the small reliability data."""
+    use_settings(reliable_settings, monkeypatch)
+    yield reliable_settings
+    st.cache_resource.clear()

@@ -2,25 +2,11 @@
 one arrives through a shared ?q= link. (tests/app/test_pages.py checks one question per session.)"""
 from __future__ import annotations
 
-import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from carenav_core.settings import PROJECT_ROOT
-from tests.app.conftest import settings_env
 
 APP = str(PROJECT_ROOT / "app.py")
-
-
-@pytest.fixture
-def app_on_small_data(reliable_settings, monkeypatch):
-    for name, value in settings_env(reliable_settings).items():
-        monkeypatch.setenv(name, value)
-    for name in ("CARENAV_OLLAMA_HOST", "CARENAV_DATABASE_URL", "CARENAV_DUCKDB_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    st.cache_resource.clear()
-    yield reliable_settings
-    st.cache_resource.clear()
 
 
 def session(**query) -> AppTest:
@@ -38,7 +24,7 @@ def questions(at: AppTest) -> list[str]:
     return [turn.question for turn in at.session_state["turns"]]
 
 
-def test_interleaved_sessions_and_a_shared_link_stay_apart(app_on_small_data):
+def test_interleaved_sessions_and_a_shared_link_stay_apart(reliable_env):
     first = session()
     linked = session(q="What is APCM? G0556")
     assert not first.exception and not linked.exception

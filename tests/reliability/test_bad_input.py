@@ -17,20 +17,18 @@ from decimal import Decimal
 
 import pytest
 from pydantic import ValidationError
-import streamlit as st
 from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
-from carenav_core.chat.events import DoneEvent, Source, SourcesEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.events import DoneEvent, SourcesEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.pipeline import MAX_QUESTION, answer
 from carenav_core.cli import main
-from carenav_core.errors import CareNavError, DataError
+from carenav_core.errors import DataError
 from carenav_core.pfs.parse import parse_pprrvu
 from carenav_core.retrieval.fr import FrDocument
 from carenav_core.retrieval.index import document_chunks
 from carenav_core.retrieval.store import get_store
 from carenav_core.settings import PROJECT_ROOT, Settings
-from tests.app.conftest import settings_env
 
 # --- CMS files ------------------------------------------------------------------------------------
 
@@ -167,17 +165,6 @@ def table_counts(settings) -> tuple:
     with get_store(settings).engine.connect() as conn:
         chunks = conn.execute(text("SELECT count(*) FROM chunks")).scalar()
     return rvu, chunks
-
-
-@pytest.fixture
-def reliable_env(reliable_settings, monkeypatch):
-    for name, value in settings_env(reliable_settings).items():
-        monkeypatch.setenv(name, value)
-    for name in ("CARENAV_OLLAMA_HOST", "CARENAV_DATABASE_URL", "CARENAV_DUCKDB_PATH"):
-        monkeypatch.delenv(name, raising=False)
-    st.cache_resource.clear()
-    yield reliable_settings
-    st.cache_resource.clear()
 
 
 def test_sql_metacharacters_in_the_cli_are_data(reliable_env, tmp_path, capsys):

@@ -25,7 +25,7 @@ from carenav_core.chat.writers import OllamaWriter
 from carenav_core.pfs.valuation import open_reader
 from carenav_core.retrieval.store import embedded_url
 from carenav_core.settings import PROJECT_ROOT
-from tests.app.conftest import settings_env
+from tests.app.conftest import use_settings
 from tests.reliability.conftest import stop_embedded_server
 
 CCM = "How is chronic care management 99490 valued?"
@@ -72,11 +72,7 @@ def test_duckdb_file_removed_mid_session_keeps_the_open_answering(stoppable_sett
 
 
 def _app(settings, monkeypatch) -> AppTest:
-    for name, value in settings_env(settings).items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("CARENAV_OLLAMA_HOST", raising=False)
-    monkeypatch.delenv("CARENAV_DATABASE_URL", raising=False)
-    st.cache_resource.clear()
+    use_settings(settings, monkeypatch)
     at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120)
     at.run()
     at.chat_input[0].set_value(CCM).run()

@@ -8,7 +8,6 @@ import pytest
 from carenav_core.errors import StoreError
 from carenav_core.retrieval.embed import OllamaEmbedder, OnnxMiniLM, make_embedder
 from carenav_core.settings import Settings
-from tests.fixtures_ollama import ollama_double  # noqa: F401
 
 
 def test_onnx_minilm_unit_vectors_rank_a_paraphrase_above_a_distractor():

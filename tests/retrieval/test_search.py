@@ -11,7 +11,6 @@ from carenav_core.retrieval.commands import register
 from carenav_core.retrieval.index import index_chunks, index_documents
 from carenav_core.retrieval.search import code_cited, exact_search, merge, retrieve
 from carenav_core.settings import Settings
-from tests.fixtures_ollama import ollama_double  # noqa: F401
 from tests.fixtures_pg import TEST_DOCUMENTS
 
 ROOT = Path(__file__).parents[2]
