@@ -1,12 +1,12 @@
-"""CareNav: navigation only. Pages live in pages/; the work is done in carenav_core."""
+"""CareNav: navigation only. Pages live in views/ (not pages/, which Streamlit would also serve in its legacy multipage mode); the work is done in carenav_core."""
 import streamlit as st
 
 st.set_page_config(page_title="CareNav", page_icon=":material/health_and_safety:", layout="wide")
 navigation = st.navigation([
-    st.Page("pages/chat.py", title="Chat", icon=":material/chat:", default=True),
-    st.Page("pages/codes.py", title="Codes", icon=":material/search:"),
-    st.Page("pages/screen.py", title="Screen", icon=":material/diversity_1:"),
-    st.Page("pages/data.py", title="Data", icon=":material/database:"),
-    st.Page("pages/evaluation.py", title="Evaluation", icon=":material/fact_check:"),
+    st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
+    st.Page("views/codes.py", title="Codes", icon=":material/search:"),
+    st.Page("views/screen.py", title="Screen", icon=":material/diversity_1:"),
+    st.Page("views/data.py", title="Data", icon=":material/database:"),
+    st.Page("views/evaluation.py", title="Evaluation", icon=":material/fact_check:"),
 ])
 navigation.run()

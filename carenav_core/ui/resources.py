@@ -72,25 +72,6 @@ def chat_writer(_settings: Settings):
     return ollama_writer_from_settings(_settings)
 
 
-def ensure_app_navigation() -> None:
-    """Route every page through app.py's st.navigation, even on a fresh server.
-
-    `pages/` is also the folder of Streamlit's legacy multipage mode: until some session has run
-    app.py, a deep link such as /codes?codes=G0556 runs pages/codes.py on its own (legacy sidebar,
-    no page config). Each page calls this first: it switches the server to app.py's navigation
-    (Streamlit 1.67 keeps the switch in `PagesManager.uses_pages_directory`; `st.navigation` itself
-    sets it to False) and, on a session's first run only, reruns so the same URL renders through
-    app.py. Later runs are never rerun here, so a submitted widget value is never lost.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    first_run = not st.session_state.get("_carenav_started")
-    st.session_state["_carenav_started"] = True
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        if first_run:
-            st.rerun()
-
-
 @st.cache_resource
 def warm_backends(_settings: Settings) -> threading.Thread:
     """Start the retrieval store and load the embedder in the background, once per process, so the

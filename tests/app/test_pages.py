@@ -58,17 +58,17 @@ def test_html_in_question_is_shown_as_text(app_env):
     assert shown and all("<script>" not in v for v in shown)          # escaped, never raw HTML
 
 
-@pytest.mark.parametrize("page", ["pages/codes.py", "pages/data.py", "pages/screen.py"])
+@pytest.mark.parametrize("page", ["views/codes.py", "views/data.py", "views/screen.py"])
 def test_every_page_renders(app_env, page):
     started(page)
 
 
 def test_codes_page_shareable_codes(app_env):
-    at = started("pages/codes.py")
+    at = started("views/codes.py")
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["codes"] = "G0556,G0557"
     at.run()
-    at.switch_page("pages/codes.py").run()
+    at.switch_page("views/codes.py").run()
     assert not at.exception
     frame = at.dataframe[0].value
     assert set(frame["hcpcs"]) == {"G0556", "G0557"}
@@ -83,7 +83,7 @@ def test_two_sessions_do_not_share_state(app_env):
     assert len(first.session_state["turns"]) == 1 and len(second.session_state["turns"]) == 1
 
 
-@pytest.mark.parametrize("page", [None, "pages/codes.py", "pages/data.py"])
+@pytest.mark.parametrize("page", [None, "views/codes.py", "views/data.py"])
 def test_without_a_database_every_page_offers_the_build(tmp_path, monkeypatch, page):
     monkeypatch.setenv("CARENAV_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("CARENAV_DATABASE_URL", "postgresql+psycopg://x:y@127.0.0.1:9/none")

@@ -11,7 +11,7 @@ from carenav_core.screener.evaluation import run_evaluation
 from carenav_core.settings import PROJECT_ROOT
 from tests.app.conftest import app_env  # noqa: F401
 
-PAGE = "pages/evaluation.py"
+PAGE = "views/evaluation.py"
 
 
 @pytest.fixture

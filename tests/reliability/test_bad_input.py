@@ -198,7 +198,7 @@ def test_sql_metacharacters_in_the_pages_are_data(reliable_env):
         codes = AppTest.from_file(app, default_timeout=120)
         codes.query_params["codes"] = term.replace(" ", "")
         codes.run()
-        codes.switch_page("pages/codes.py").run()
+        codes.switch_page("views/codes.py").run()
         assert not codes.exception, (term, codes.exception)
         codes.text_input[0].set_value(term).run()
         assert not codes.exception, (term, codes.exception)

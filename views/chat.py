@@ -3,9 +3,8 @@ import streamlit as st
 
 from carenav_core.chat.pipeline import answer
 from carenav_core.ui.chat_view import render_live, render_turn
-from carenav_core.ui.resources import app_settings, chat_writer, ensure_app_navigation, require_fee_db, warm_backends
+from carenav_core.ui.resources import app_settings, chat_writer, require_fee_db, warm_backends
 
-ensure_app_navigation()
 
 settings = app_settings()
 con = require_fee_db(settings)

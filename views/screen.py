@@ -12,9 +12,8 @@ from carenav_core.screener.intake import (DECLINED, DONT_KNOW, LIST_FIELDS, Answ
                                           params_to_answers)
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.render import report_markdown
-from carenav_core.ui.resources import app_settings, ensure_app_navigation
+from carenav_core.ui.resources import app_settings
 
-ensure_app_navigation()
 
 SPECIAL = {"": "—", DONT_KNOW: "Don't know", DECLINED: "Prefer not to say"}
 

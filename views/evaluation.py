@@ -9,9 +9,8 @@ from carenav_core.eval.chat import oracle_for, run_chat_evaluation
 from carenav_core.eval.report import chat_metrics, saved_results, saved_results_path, screener_metrics
 from carenav_core.screener.commands import evaluation_search
 from carenav_core.screener.evaluation import run_evaluation
-from carenav_core.ui.resources import app_settings, ensure_app_navigation, fee_db
+from carenav_core.ui.resources import app_settings, fee_db
 
-ensure_app_navigation()
 settings = app_settings()
 st.title("Evaluation")
 st.caption("Both harnesses drive the real `ollama` client against a scripted model on 127.0.0.1: no real model "

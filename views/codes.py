@@ -4,11 +4,10 @@ import streamlit as st
 
 from carenav_core.pfs.lookup import search_codes
 from carenav_core.pfs.valuation import value
-from carenav_core.ui.resources import app_settings, ensure_app_navigation, require_fee_db
+from carenav_core.ui.resources import app_settings, require_fee_db
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
 
-ensure_app_navigation()
 
 settings = app_settings()
 con = require_fee_db(settings)

@@ -4,9 +4,8 @@ import streamlit as st
 
 from carenav_core.pfs.lookup import build_info, proposed_rules, releases
 from carenav_core.status import backend_status, store_documents
-from carenav_core.ui.resources import app_settings, ensure_app_navigation, require_fee_db, run_build
+from carenav_core.ui.resources import app_settings, require_fee_db, run_build
 
-ensure_app_navigation()
 
 settings = app_settings()
 st.title("Data")
