@@ -18,6 +18,7 @@ import duckdb
 import pyarrow as pa
 
 from carenav_core.errors import NotBuiltError
+from carenav_core.pfs.gpci import load_locality_tables
 from carenav_core.pfs.parse import FIELDS, NUMERIC, ParsedFile, parse_addendum_b, parse_pprrvu
 from carenav_core.pfs.rules import load_rules
 from carenav_core.pfs.valuation import open_reader
@@ -178,6 +179,7 @@ def _load_all(con, catalog, settings, previous, final, report: BuildReport, prog
         report.rows += rows
     progress(total - 1, total, "proposed rules")
     _load_proposed(con, catalog, settings, report)
+    report.skipped += load_locality_tables(con, catalog, settings, lambda origin: shown_origin(origin, settings))
     con.execute(CURRENT)
     info = {"schema_version": SCHEMA_VERSION, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "build_id": uuid.uuid4().hex, "rows": str(report.rows)}
