@@ -1,0 +1,395 @@
+"""Locality payment: the national RVUs of a code, adjusted by the GPCIs of a Medicare locality.
+
+    fee = (work RVU x work GPCI + PE RVU x PE GPCI + MP RVU x MP GPCI) x CF, half-up to cents
+    (42 CFR 414.22 and 414.26; CMS "How to use the searches" of the PFS Look-Up Tool), facility and
+    non-facility PE RVUs each giving their own amount; checked to the cent against CMS's own payment
+    file PFREV25C for 76145 in all 109 localities (tests/pfs/test_locality_pfrev.py).
+    non-participating = 95% of the fee; limiting charge = 115% of the non-participating amount
+    (Social Security Act 1848(a)(3) and 1848(g)(2)(C); 42 CFR 414.48), computed from the cent-rounded
+    fee and rounded half-up to cents.
+    OPPS cap (SSA 1848(b)(4), 42 CFR 414.22(b)(5)(i)): where the OPPSCAP file of the CY lists the code,
+    modifier and locality, the fee is the lesser of the PFS amount and the cap; both are shown.
+
+The RVU rows come from `valuation.value` (latest release of each CY, CF in force at its effective
+date, other CFs such as QP/non-QP kept); GPCIs from the same CY's latest release. Where a CY lacks a
+county crosswalk or anesthesia CF file (CY2026), the latest earlier CY's file is used and labelled.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+from decimal import ROUND_HALF_UP, Decimal
+
+import duckdb
+
+from carenav_core.errors import CareNavError, NotBuiltError
+from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.valuation import value
+
+CENT = Decimal("0.01")
+NONPAR = Decimal("0.95")          # SSA 1848(a)(3): non-participating physicians are paid 95%
+LIMITING = Decimal("1.15")        # SSA 1848(g)(2)(C): limiting charge 115% of the non-par amount
+
+
+class LocalityError(CareNavError):
+    """A locality was named that the loaded GPCI files do not have."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Locality:
+    """One Medicare payment locality of one CY's GPCI file (Addendum E)."""
+    cy: int
+    mac: str
+    locality: str
+    state: str
+    name: str
+    gpci_work: Decimal
+    gpci_pe: Decimal
+    gpci_mp: Decimal
+    release_id: str
+    source_file: str
+    sha256: str
+
+    @cached_property
+    def thousandths(self) -> tuple[int, int, int] | None:
+        """The three GPCIs as integer thousandths (the files print 3 decimals), None if not exact."""
+        return _scaled((self.gpci_work, self.gpci_pe, self.gpci_mp), 1000)
+
+    @cached_property
+    def key(self) -> str:
+        """"02402:02" (MAC:locality), the form the CLI and the pricer accept."""
+        return f"{self.mac}:{self.locality}"
+
+    @property
+    def tag(self) -> str:
+        """"GPCI2026 WA 02" (the locality part of a row label)."""
+        return f"GPCI{self.cy} {self.state} {self.locality}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountyArea:
+    """One row of a county crosswalk (LOCCO): the counties of a fee schedule area."""
+    cy: int
+    mac: str
+    locality: str
+    state: str
+    fee_schedule_area: str
+    counties: str
+    source_file: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LocalityDirectory:
+    """Everything locality-shaped in one build, read once per process and build."""
+    gpci: dict[int, tuple[Locality, ...]]          # CY -> localities of its latest release
+    counties: dict[int, tuple[CountyArea, ...]]    # CY -> LOCCO rows of its latest release
+    anes: dict[tuple[int, str], tuple[Decimal, int]]  # (CY, MAC:LOC) -> (anesthesia CF, CY of the ANES file)
+    caps: dict[tuple[int, str, str, str], tuple[Decimal, Decimal, str]]  # (CY, code, mod, MAC:LOC) -> fac, nonfac, file
+
+    def localities(self, cy: int) -> tuple[Locality, ...]:
+        return self.gpci.get(cy, ())
+
+    def county_year(self, cy: int) -> int | None:
+        """The CY whose county crosswalk serves `cy`: itself, else the latest earlier one loaded."""
+        earlier = [y for y in self.counties if y <= cy]
+        return max(earlier) if earlier else (min(self.counties) if self.counties else None)
+
+    def county_areas(self, cy: int) -> tuple[CountyArea, ...]:
+        year = self.county_year(cy)
+        return self.counties.get(year, ()) if year is not None else ()
+
+    def county_note(self, cy: int) -> str:
+        """Empty when `cy` has its own county file; else which CY's file stands in for it."""
+        year = self.county_year(cy)
+        if year is None or year == cy:
+            return ""
+        return f"no CY{cy} county file loaded: counties per the CY{year} LOCCO file"
+
+    def find(self, cy: int, key: str) -> Locality:
+        """The locality "MAC:LOC" (or "MACLOC") of CY `cy`; LocalityError naming the choices otherwise."""
+        mac, _, number = key.replace(" ", "").partition(":")
+        wanted = f"{mac.zfill(5)}:{number.zfill(2)}" if number else f"{key[:5]}:{key[5:]}"
+        for place in self.localities(cy):
+            if place.key == wanted:
+                return place
+        raise LocalityError(f"locality {key!r} is not in the CY{cy} GPCI file; expected MAC:LOC such as "
+                            f"{', '.join(p.key for p in self.localities(cy)[:3])} (see `carenav value 99214 "
+                            f"--locality all`)")
+
+
+# Per CY, the rows of its latest release (by effective date) that has the table's file.
+_LATEST = """SELECT t.* FROM {table} t JOIN (SELECT t2.cy, arg_max(t2.release_id, r.effective) AS release_id
+  FROM (SELECT DISTINCT cy, release_id FROM {table}) t2 JOIN releases r USING (release_id) GROUP BY t2.cy) l
+  USING (cy, release_id)"""
+_GPCI = _LATEST.format(table="gpci") + " ORDER BY cy, state, mac, locality"
+_directories: OrderedDict[str, LocalityDirectory] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _load_directory(con: duckdb.DuckDBPyConnection) -> LocalityDirectory:
+    gpci: dict[int, list[Locality]] = defaultdict(list)
+    for r in _records(con, _GPCI):
+        gpci[r["cy"]].append(Locality(cy=r["cy"], mac=r["mac"], locality=r["locality"], state=r["state"],
+                                      name=r["locality_name"], gpci_work=r["gpci_work"], gpci_pe=r["gpci_pe"],
+                                      gpci_mp=r["gpci_mp"], release_id=r["release_id"],
+                                      source_file=r["source_file"], sha256=r["sha256"]))
+    counties: dict[int, list[CountyArea]] = defaultdict(list)
+    for r in _records(con, _LATEST.format(table="locco")):
+        counties[r["cy"]].append(CountyArea(cy=r["cy"], mac=r["mac"], locality=r["locality"], state=r["state"],
+                                            fee_schedule_area=r["fee_schedule_area"], counties=r["counties"],
+                                            source_file=r["source_file"]))
+    caps = {(r["cy"], r["hcpcs"], r["mod"], f"{r['mac']}:{r['locality']}"):
+            (cents(r["cap_fac"]), cents(r["cap_nonfac"]), r["source_file"])
+            for r in _records(con, _LATEST.format(table="oppscap"))}
+    anes = _anes_by_year(_records(con, _LATEST.format(table="anes")), sorted(gpci))
+    return LocalityDirectory(gpci={cy: tuple(v) for cy, v in gpci.items()},
+                             counties={cy: tuple(v) for cy, v in counties.items()}, anes=anes, caps=caps)
+
+
+def _anes_by_year(records: list[dict], cys: list[int]) -> dict[tuple[int, str], tuple[Decimal, int]]:
+    """(CY, MAC:LOC) -> (anesthesia CF, CY of the file); a CY without an ANES file takes the latest
+    earlier CY's CF for the same locality (CY2026: the CY2025 file)."""
+    loaded = {(r["cy"], f"{r['mac']}:{r['locality']}"): (r["anes_cf"], r["cy"]) for r in records}
+    years = sorted({cy for cy, _ in loaded})
+    for cy in cys:
+        earlier = [y for y in years if y < cy]
+        if cy in years or not earlier:
+            continue
+        for (year, key), value_ in list(loaded.items()):
+            if year == earlier[-1]:
+                loaded.setdefault((cy, key), value_)
+    return loaded
+
+
+def directory(con: duckdb.DuckDBPyConnection) -> LocalityDirectory:
+    """The locality directory of the build `con` reads (cached per build id, like the code index)."""
+    try:
+        build_id = con.execute("SELECT value FROM build_info WHERE key = 'build_id'").fetchall()[0][0]
+        with _lock:
+            if build_id not in _directories:
+                _directories[build_id] = _load_directory(con)
+                while len(_directories) > 2:
+                    _directories.popitem(last=False)
+            return _directories[build_id]
+    except duckdb.CatalogException as exc:
+        raise NotBuiltError("this fee-schedule database has no locality tables (built before GPCIs were "
+                            "loaded); rebuild it with `carenav build`") from exc
+
+
+def _scaled(values, scale: int) -> tuple[int, ...] | None:
+    """`values` x scale as ints when every one is exact at that scale (else None: use Decimals)."""
+    out = []
+    for v in values:
+        if v is None:
+            return None
+        scaled = v * scale
+        if scaled != scaled.to_integral_value():
+            return None
+        out.append(int(scaled))
+    return tuple(out)
+
+
+def _fast_fee(rvus: tuple[int, int, int], gpcis: tuple[int, int, int], cf: int) -> Decimal:
+    """The fee in exact integer arithmetic: RVUs in hundredths x GPCIs in thousandths x CF in
+    ten-thousandths is in units of 1e-9 dollars; half-up to cents (amounts are never negative).
+    Equal to `locality_fee` whenever the inputs are exact at those scales (a test checks both)."""
+    total = (rvus[0] * gpcis[0] + rvus[1] * gpcis[1] + rvus[2] * gpcis[2]) * cf
+    return Decimal((total + 5_000_000) // 10_000_000).scaleb(-2)
+
+
+def cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def locality_fee(work: Decimal | None, pe: Decimal | None, mp: Decimal | None, place: Locality,
+                 cf: Decimal | None) -> Decimal | None:
+    """GPCI-adjusted fee in dollars, half-up to cents; None when an RVU or the CF is missing.
+
+    >>> p = Locality(cy=2025, mac="01112", locality="05", state="CA", name="SAN FRANCISCO", gpci_work=Decimal("1.088"),
+    ...              gpci_pe=Decimal("1.419"), gpci_mp=Decimal("0.445"), release_id="", source_file="", sha256="")
+    >>> locality_fee(Decimal("0"), Decimal("29.03"), Decimal("0.51"), p, Decimal("32.3465"))  # PFREV25C: 1339.81
+    Decimal('1339.81')
+    """
+    if work is None or pe is None or mp is None or cf is None:
+        return None
+    return cents((work * place.gpci_work + pe * place.gpci_pe + mp * place.gpci_mp) * cf)
+
+
+def nonpar_and_limiting(fee: Decimal | None) -> tuple[Decimal | None, Decimal | None]:
+    """(non-participating amount, limiting charge) of a participating fee.
+
+    >>> nonpar_and_limiting(Decimal("100.00"))
+    (Decimal('95.00'), Decimal('109.25'))
+    """
+    if fee is None:
+        return None, None
+    in_cents = int(fee.scaleb(2))
+    if in_cents != fee.scaleb(2):
+        return cents(fee * NONPAR), cents(fee * NONPAR * LIMITING)
+    # 95% and 95% x 115% = 109.25% of a cent amount, half-up, in integers
+    return Decimal((in_cents * 95 + 50) // 100).scaleb(-2), Decimal((in_cents * 10925 + 5000) // 10000).scaleb(-2)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OtherCfPayment:
+    """The same locality fee under another CF of the rule (QP, or another effective period)."""
+    cf_label: str
+    cf: Decimal
+    payment_nonfac: Decimal | None
+    payment_fac: Decimal | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LocalityRow:
+    """One code + modifier, one final CY, one locality: participating, non-par and limiting amounts."""
+    national: ValuationRow              # the national row it is computed from (RVUs, CF, provenance)
+    place: Locality
+    payment_nonfac: Decimal | None      # participating fee allowed (after the OPPS cap, when one applies)
+    payment_fac: Decimal | None
+    uncapped_nonfac: Decimal | None     # GPCI-adjusted PFS amount before the OPPS cap
+    uncapped_fac: Decimal | None
+    opps_cap_nonfac: Decimal | None     # the OPPSCAP price, when the file lists this code here
+    opps_cap_fac: Decimal | None
+    other_cfs: tuple[OtherCfPayment, ...]
+    anes: tuple[Decimal, int] | None    # the locality's anesthesia CF (status J codes) and its file's CY
+
+    # Derived amounts are computed when read (pricing all localities builds many rows; most show a few).
+    @property
+    def label(self) -> str:
+        """"[PFS CY2026 RVU26C · GPCI2026 WA 02]"."""
+        return f"[PFS CY{self.national.cy} {self.national.vintage.upper()} · {self.place.tag}]"
+
+    @property
+    def capped(self) -> bool:
+        return self.opps_cap_nonfac is not None or self.opps_cap_fac is not None
+
+    @property
+    def nonpar_nonfac(self) -> Decimal | None:
+        return nonpar_and_limiting(self.payment_nonfac)[0]
+
+    @property
+    def nonpar_fac(self) -> Decimal | None:
+        return nonpar_and_limiting(self.payment_fac)[0]
+
+    @property
+    def limiting_charge_nonfac(self) -> Decimal | None:
+        return nonpar_and_limiting(self.payment_nonfac)[1]
+
+    @property
+    def limiting_charge_fac(self) -> Decimal | None:
+        return nonpar_and_limiting(self.payment_fac)[1]
+
+    @property
+    def anes_cf(self) -> Decimal | None:
+        return self.anes[0] if self.anes else None
+
+    @property
+    def anes_note(self) -> str:
+        """Which CY's ANES file gave the anesthesia CF, when not the row's own CY."""
+        if self.anes and self.anes[1] != self.national.cy:
+            return f"anesthesia CF per the CY{self.anes[1]} ANES file"
+        return ""
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        """Every number the row states (for the output guard)."""
+        values = (self.payment_nonfac, self.payment_fac, self.uncapped_nonfac, self.uncapped_fac,
+                  self.opps_cap_nonfac, self.opps_cap_fac, self.nonpar_nonfac, self.nonpar_fac,
+                  self.limiting_charge_nonfac, self.limiting_charge_fac, self.place.gpci_work,
+                  self.place.gpci_pe, self.place.gpci_mp, self.anes_cf,
+                  *(v for o in self.other_cfs for v in (o.cf, o.payment_nonfac, o.payment_fac)))
+        return self.national.numbers() + tuple(v for v in values if v is not None)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LocalityResult:
+    rows: list[LocalityRow]
+    unpriced: list[str]        # codes no loaded final release prices
+    notes: list[str]           # stand-in files, skipped proposed rows, missing localities
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Units:
+    """A national row's RVUs (hundredths) and CFs (ten-thousandths) as ints, computed once per row."""
+    nonfac: tuple[int, ...] | None
+    fac: tuple[int, ...] | None
+    cfs: dict[Decimal, int | None]
+
+
+def _units(row: ValuationRow) -> _Units:
+    cfs = {c: (_scaled((c,), 10_000) or (None,))[0] for c in (row.cf, *(o.value for o in row.other_cfs)) if c}
+    return _Units(nonfac=_scaled((row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu), 100),
+                  fac=_scaled((row.work_rvu, row.pe_fac_rvu, row.mp_rvu), 100), cfs=cfs)
+
+
+def _fees(row: ValuationRow, place: Locality, cf: Decimal | None, units: _Units) -> tuple[Decimal | None, Decimal | None]:
+    """(non-facility, facility) fee; integer arithmetic when RVUs, GPCIs and CF are exact at 2/3/4 places."""
+    gpcis, cf_units = place.thousandths, units.cfs.get(cf) if cf else None
+    if gpcis is None or cf_units is None or (units.nonfac is None and row.pe_nonfac_rvu is not None) or (
+            units.fac is None and row.pe_fac_rvu is not None):
+        return (locality_fee(row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu, place, cf),
+                locality_fee(row.work_rvu, row.pe_fac_rvu, row.mp_rvu, place, cf))
+    return (_fast_fee(units.nonfac, gpcis, cf_units) if units.nonfac else None,
+            _fast_fee(units.fac, gpcis, cf_units) if units.fac else None)
+
+
+def _capped(fee: Decimal | None, cap: Decimal | None) -> Decimal | None:
+    """The lesser of the PFS fee and the OPPS cap; a zero fee (carrier-priced, status C) is not capped."""
+    return fee if not fee or cap is None else min(fee, cap)
+
+
+def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units: _Units | None = None) -> LocalityRow:
+    """The locality amounts of one national row (`units`: `_units(row)`, passed when pricing many places)."""
+    units = units or _units(row)
+    nonfac, fac = _fees(row, place, row.cf, units)
+    cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), (None, None, ""))
+    others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=fees[0], payment_fac=fees[1])
+                   for c in row.other_cfs for fees in [_fees(row, place, c.value, units)])
+    return LocalityRow(
+        national=row, place=place, payment_nonfac=_capped(nonfac, cap_nonfac), payment_fac=_capped(fac, cap_fac),
+        uncapped_nonfac=nonfac, uncapped_fac=fac, opps_cap_nonfac=cap_nonfac, opps_cap_fac=cap_fac,
+        other_cfs=others, anes=book.anes.get((row.cy, place.key)))
+
+
+def locality_rows(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], *,
+                  cys: list[int] | None = None, places: list[str] | None = None,
+                  modifier: str | None = None, years: int = 50) -> LocalityResult:
+    """Locality-priced rows for codes x final CYs x localities.
+
+    `cys`: calendar years (default: the last `years` the code exists in); `places`: "MAC:LOC" keys
+    (default: every locality of each CY); `modifier`: "" or None = base rows, "26"/"TC"/"53"... = that
+    modifier's own RVU row. Proposed-rule rows have no GPCI file and are left out (noted)."""
+    book = directory(con)
+    national, unpriced = value(con, codes, years=years, modifiers=bool(modifier))
+    wanted = (modifier or "").upper()
+    chosen = [r for r in national if not r.proposed and r.mod == wanted and (not cys or r.cy in cys)]
+    notes = sorted({f"{r.hcpcs} {r.label}: proposed-rule rows are national only (no GPCI file for CY{r.cy})"
+                    for r in national if r.proposed and (not cys or r.cy in cys)})
+    missing_mod = sorted({r.hcpcs for r in national if not r.proposed} - {r.hcpcs for r in chosen})
+    if wanted and missing_mod:
+        notes.append(f"modifier {wanted} is not priced for {', '.join(missing_mod)} in the chosen years")
+    rows = []
+    for row in chosen:
+        targets = book.localities(row.cy) if not places else [_find_or_note(book, row.cy, k, notes) for k in places]
+        units = _units(row)
+        rows.extend(price_row(row, place, book, units) for place in targets if place is not None)
+        note = book.county_note(row.cy)
+        if note and note not in notes:
+            notes.append(note)
+    return LocalityResult(rows=rows, unpriced=unpriced, notes=notes)
+
+
+def _find_or_note(book: LocalityDirectory, cy: int, key: str, notes: list[str]) -> Locality | None:
+    try:
+        return book.find(cy, key)
+    except LocalityError as exc:
+        if str(exc) not in notes:
+            notes.append(str(exc))
+        return None
