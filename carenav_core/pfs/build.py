@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.gpci import load_locality_tables
+from carenav_core.pfs.indicators import load_indicator_table
 from carenav_core.pfs.parse import FIELDS, NUMERIC, ParsedFile, parse_addendum_b, parse_pprrvu
 from carenav_core.pfs.rules import load_rules
 from carenav_core.pfs.valuation import open_reader
@@ -180,6 +181,7 @@ def _load_all(con, catalog, settings, previous, final, report: BuildReport, prog
     progress(total - 1, total, "proposed rules")
     _load_proposed(con, catalog, settings, report)
     report.skipped += load_locality_tables(con, catalog, settings, lambda origin: shown_origin(origin, settings))
+    load_indicator_table(con, catalog, settings, lambda origin: shown_origin(origin, settings))
     con.execute(CURRENT)
     info = {"schema_version": SCHEMA_VERSION, "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "build_id": uuid.uuid4().hex, "rows": str(report.rows)}
