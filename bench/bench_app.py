@@ -190,10 +190,10 @@ def table_latency(page, question: str) -> float:
 def in_process_baseline(env: dict[str, str], questions: list[str]) -> list[float]:
     """Seconds to the valuation event of `answer()` in a fresh Python with the same snapshot."""
     code = ("import sys,time,json; from carenav_core.settings import Settings; "
-            "from carenav_core.pfs.valuation import open_reader; from carenav_core.chat.pipeline import answer; "
-            "s=Settings(); con=open_reader(s.duckdb_file); list(answer('G0556', s, fee_db=con)); out=[]\n"
+            "from carenav_core.backends import open_backends; from carenav_core.chat.pipeline import answer; "
+            "b=open_backends(Settings()); list(answer('G0556', b)); out=[]\n"
             "for q in json.loads(sys.argv[1]):\n"
-            " t=time.perf_counter(); next(answer(q, s, fee_db=con)); out.append(time.perf_counter()-t)\n"
+            " t=time.perf_counter(); next(answer(q, b)); out.append(time.perf_counter()-t)\n"
             "print(json.dumps(out))")
     import json
     result = subprocess.run([sys.executable, "-c", code, json.dumps(questions)], cwd=ROOT, env=env,

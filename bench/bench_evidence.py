@@ -35,6 +35,7 @@ from carenav_core.pfs.rules import load_rules  # noqa: E402
 from carenav_core.pfs.sources import fetch_release, load_catalog  # noqa: E402
 from carenav_core.pfs.valuation import open_reader, value  # noqa: E402
 from carenav_core.retrieval.search import code_cited  # noqa: E402
+from carenav_core.retrieval.store import Store  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
 TEMPLATES = ["How is {c} valued?", "What did CMS pay for {c} in 2025?", "{c} vs {d}", "code {c}?",
@@ -102,11 +103,11 @@ def ours_value(con, question: str, years: int):
     return value(con, detect(question).codes, years=years)
 
 
-def ours_evidence(con, settings: Settings, question: str, years: int):
+def ours_evidence(con, store: Store, question: str, years: int):
     """The evidence step of chat.pipeline.prepare: detect, value, code-cited paragraphs."""
     detection = detect(question)
     rows = value(con, detection.codes, years=years) if detection.codes else ([], [])
-    cited = code_cited(list(detection.codes), CITED_PER_CODE, settings) if detection.codes else ()
+    cited = code_cited(store, list(detection.codes), CITED_PER_CODE) if detection.codes else ()
     return rows, cited
 
 CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
@@ -181,6 +182,7 @@ def main() -> None:
         sys.exit("set CARENAV_MIRROR (e.g. ../shared/data): the pandas baseline reads the CMS files from it")
     years = settings.years
     con = open_reader(settings.duckdb_file)
+    store = Store(settings)
     asked = questions(con, args.questions)
     rules = load_rules()
     cfs = {r.cy: float(rules.final[r.cy].cf_for(r.effective)[0].value)      # CF in force on the release used
@@ -194,7 +196,7 @@ def main() -> None:
 
     contenders = {"pandas": lambda q: baseline_lookup(frame, cfs, q, years),
                   "ours": lambda q: ours_value(con, q, years),
-                  "evidence": lambda q: ours_evidence(con, settings, q, years)}
+                  "evidence": lambda q: ours_evidence(con, store, q, years)}
     folder = tempfile.TemporaryDirectory()
     if args.row_group_size:
         small = small_row_groups(settings.duckdb_file, Path(folder.name), args.row_group_size)

@@ -19,7 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from carenav_core.chat.events import Source  # noqa: E402
-from carenav_core.chat.guard import OutputGuard, build_evidence  # noqa: E402
+from carenav_core.chat.evidence import build_evidence  # noqa: E402
+from carenav_core.chat.guard import OutputGuard  # noqa: E402
 from carenav_core.pfs.rows import ValuationRow  # noqa: E402
 
 _PLAIN_SPLIT = re.compile(r"(?<=[.!?])\s+")

@@ -140,13 +140,13 @@ def our_vector_search(engine, qvec: np.ndarray) -> list[str]:
         return list(conn.execute(_OURS_VECTOR, {"qvec": qvec, "collections": ["rules"], "k": K}).scalars())
 
 
-def our_retrieve(settings: Settings, question: str) -> list[str]:
+def our_retrieve(store, question: str) -> list[str]:
     """The product's `retrieve` (hybrid SQL, vector-only weights) with the query vector precomputed."""
-    return [h.label for h in product_search.retrieve(question, K, ("rules",), settings, mode="vector").hits]
+    return [h.label for h in product_search.retrieve(store, question, K, ("rules",), mode="vector").hits]
 
 
-def our_hybrid(settings: Settings, question: str) -> list[str]:
-    return [h.label for h in product_search.retrieve(question, K, ("rules",), settings).hits]
+def our_hybrid(store, question: str) -> list[str]:
+    return [h.label for h in product_search.retrieve(store, question, K, ("rules",)).hits]
 
 
 def main() -> None:
@@ -159,13 +159,11 @@ def main() -> None:
     except ImportError as exc:
         sys.exit(f"langchain-postgres is not installed ({exc}); see bench/requirements-bench.txt")
     settings = Settings()
-    store = product_store.get_store(settings)
-    ids, texts, vectors = load_chunks(store.engine)
+    plain_store = product_store.Store(settings)
+    ids, texts, vectors = load_chunks(plain_store.engine)
     probes = probe_texts(args.probes, texts)
-    qvecs = {p: store.embedder.embed_query(p) for p in probes}
-    key = product_store._store_key(settings)
-    product_store._stores[key] = product_store.Store(engine=store.engine,
-                                                     embedder=FixedQueryEmbedder(store.embedder, qvecs))
+    qvecs = {p: plain_store.embedder.embed_query(p) for p in probes}
+    store = product_store.Store(settings, embedder=FixedQueryEmbedder(plain_store.embedder, qvecs))
     print(f"retrieval vs LangChain: {len(ids):,} chunks, {len(probes)} probes x {args.repeat}, k={K}; {load_note()}")
     engines = []
     try:
@@ -183,7 +181,7 @@ def main() -> None:
             with engine.begin() as conn:
                 conn.execute(text("ANALYZE"))               # planner statistics for the fresh tables
         print(f"langchain copy 2 plan uses the HNSW index: {uses_index(indexed_engine, vectors[0])}")
-        run(settings, store.engine, plain, indexed, ids, vectors, probes, qvecs, args.repeat)
+        run(store, store.engine, plain, indexed, ids, vectors, probes, qvecs, args.repeat)
     finally:
         for engine in engines:
             engine.dispose()
@@ -195,7 +193,7 @@ def main() -> None:
               "our figures read the live table, LangChain's a snapshot: rerun on a quiet index")
 
 
-def run(settings, engine, plain, indexed, ids, vectors, probes, qvecs, repeat: int) -> None:
+def run(store, engine, plain, indexed, ids, vectors, probes, qvecs, repeat: int) -> None:
     id_array = np.array(ids)
 
     def brute(p):
@@ -209,8 +207,8 @@ def run(settings, engine, plain, indexed, ids, vectors, probes, qvecs, repeat: i
     truth = {p: set(brute(p)) for p in probes}
     contenders = {"numpy brute force (exact, in process)": brute,
                   "ours: vector SQL (HNSW, ef_search=200)": lambda p: our_vector_search(engine, qvecs[p]),
-                  "ours: retrieve(mode='vector') (product fn)": lambda p: our_retrieve(settings, p),
-                  "ours: retrieve hybrid (product default)": lambda p: our_hybrid(settings, p),
+                  "ours: retrieve(mode='vector') (product fn)": lambda p: our_retrieve(store, p),
+                  "ours: retrieve hybrid (product default)": lambda p: our_hybrid(store, p),
                   "langchain PGVector (default: no index)": langchain(plain),
                   "langchain PGVector + HNSW (ef_search=200)": langchain(indexed)}
     print_table(measure(contenders, probes, truth, repeat))

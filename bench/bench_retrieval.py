@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from carenav_core.retrieval.search import retrieve  # noqa: E402
+from carenav_core.retrieval.store import Store  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
 QUERIES = ROOT / "data" / "eval" / "retrieval_queries.toml"
@@ -39,21 +40,20 @@ def recall_of(hits, answers: list[str], relevant_total: int, k: int) -> float:
     return found / max(1, min(k, relevant_total))
 
 
-def relevant_count(settings: Settings, answers: list[str]) -> int:
+def relevant_count(store: Store, answers: list[str]) -> int:
     from sqlalchemy import text
-    from carenav_core.retrieval.store import get_store
-    with get_store(settings).engine.connect() as conn:
+    with store.engine.connect() as conn:
         return conn.execute(text("SELECT count(*) FROM chunks WHERE collection = 'rules' AND ("
                                  + " OR ".join(f"strpos(text, :a{i}) > 0" for i in range(len(answers))) + ")"),
                             {f"a{i}": a for i, a in enumerate(answers)}).scalar()
 
 
-def recall_at(settings: Settings, queries: list[dict], mode: str, k: int = 5) -> float:
+def recall_at(store: Store, queries: list[dict], mode: str, k: int = 5) -> float:
     """Mean recall@k of one ranker over the queries."""
     scores = []
     for q in queries:
-        hits = retrieve(q["question"], k, ("rules",), settings, mode=mode).hits
-        scores.append(recall_of(hits, q["answers"], relevant_count(settings, q["answers"]), k))
+        hits = retrieve(store, q["question"], k, ("rules",), mode=mode).hits
+        scores.append(recall_of(hits, q["answers"], relevant_count(store, q["answers"]), k))
     return statistics.mean(scores)
 
 
@@ -62,16 +62,15 @@ def _percentiles(samples: list[float]) -> str:
     return f"p50 {ms[len(ms) // 2]:.1f} ms, p95 {ms[int(len(ms) * 0.95) - 1]:.1f} ms"
 
 
-def bench_real_corpus(settings: Settings, queries: list[dict]) -> None:
+def bench_real_corpus(store: Store, queries: list[dict]) -> None:
     """Latency of one question: query embedding, then hybrid SQL vs exact cosine scan."""
     from carenav_core.retrieval.search import exact_search
-    from carenav_core.retrieval.store import get_store
-    embedder = get_store(settings).embedder
+    embedder = store.embedder
     timings: dict[str, list[float]] = {"query embedding": [], "hybrid retrieve": [], "exact scan": []}
     for q in queries * 3:
         for label, run in (("query embedding", lambda: embedder.embed_query(q["question"])),
-                           ("hybrid retrieve", lambda: retrieve(q["question"], 5, ("rules",), settings)),
-                           ("exact scan", lambda: exact_search(settings, "rules", q["question"], 5))):
+                           ("hybrid retrieve", lambda: retrieve(store, q["question"], 5, ("rules",))),
+                           ("exact scan", lambda: exact_search(store, "rules", q["question"], 5))):
             forget = getattr(getattr(embedder, "_query", None), "cache_clear", None)
             if forget:
                 forget()            # time the model run, not the product's query-embedding cache
@@ -83,26 +82,25 @@ def bench_real_corpus(settings: Settings, queries: list[dict]) -> None:
         print(f"real corpus, {label}{note}: {_percentiles(samples)}")
 
 
-def synthetic_vectors(settings: Settings, n: int, rng: np.random.Generator) -> np.ndarray:
+def synthetic_vectors(store: Store, n: int, rng: np.random.Generator) -> np.ndarray:
     """n unit vectors shaped like the real corpus: real chunk embeddings plus Gaussian noise
     (uniform random vectors have no neighbourhoods, which no ANN index can exploit)."""
     from sqlalchemy import text
-    from carenav_core.retrieval.store import get_store
-    with get_store(settings).engine.connect() as conn:
+    with store.engine.connect() as conn:
         real = np.array([json.loads(v) for v in conn.execute(text(
             "SELECT embedding::text FROM chunks WHERE collection = 'rules'")).scalars()], dtype=np.float32)
     noisy = real[rng.integers(0, len(real), n)] + rng.normal(0, 0.03, (n, real.shape[1])).astype(np.float32)
     return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
 
 
-def bench_synthetic(settings: Settings, n: int, queries: int = 200) -> None:
+def bench_synthetic(store: Store, n: int, queries: int = 200) -> None:
     """HNSW vs exact brute force (SQL scan and numpy) over the same n vectors, in one run."""
     import pgserver
     import psycopg
     from pgvector.psycopg import register_vector
     rng = np.random.default_rng(7)
-    vectors = synthetic_vectors(settings, n, rng)
-    probes = synthetic_vectors(settings, queries, rng)
+    vectors = synthetic_vectors(store, n, rng)
+    probes = synthetic_vectors(store, queries, rng)
     with tempfile.TemporaryDirectory() as folder:
         server = pgserver.get_server(Path(folder) / "pg", cleanup_mode="stop")
         # prepare_threshold=None: a server-side prepared plan would ignore the later enable_indexscan=off
@@ -163,14 +161,13 @@ def bench_server_start() -> None:
             print(f"embedded server {label} start: {float(out.strip().splitlines()[-1]):.2f} s")
 
 
-def bench_embedding(settings: Settings, sample: int = 256) -> None:
+def bench_embedding(store: Store, sample: int = 256) -> None:
     """Chunks embedded per second by the configured embedder, on real chunks of the CY2025 excerpt."""
     from carenav_core.retrieval.fr import load_fr_documents
     from carenav_core.retrieval.index import document_chunks
-    from carenav_core.retrieval.store import get_store
     document = load_fr_documents(ROOT / "data" / "sources.toml")[0]
-    chunks = document_chunks(settings, document)[:sample]
-    embedder = get_store(settings).embedder
+    chunks = document_chunks(store.settings, document)[:sample]
+    embedder = store.embedder
     started = time.perf_counter()
     embedder.embed_documents([c.embed_text for c in chunks])
     seconds = time.perf_counter() - started
@@ -183,20 +180,21 @@ def main() -> None:
     parser.add_argument("--skip-build", action="store_true", help="use the existing index as is")
     args = parser.parse_args()
     settings = Settings()
+    store = Store(settings)
     if not args.skip_build:
         from carenav_core.progress import TerminalProgress
         from carenav_core.retrieval.index import index_documents
-        report = index_documents(settings, progress=TerminalProgress())
+        report = index_documents(settings, store, progress=TerminalProgress())
         print(f"indexed {report.documents} documents: {report.chunks_embedded} chunks embedded at "
               f"{report.chunks_per_second:.1f} chunks/s")
-    bench_embedding(settings)
+    bench_embedding(store)
     queries = load_queries()
     for mode in ("vector", "keyword", "hybrid"):
-        print(f"recall@5 {mode:8s} ({len(queries)} queries): {recall_at(settings, queries, mode):.3f}")
-    bench_real_corpus(settings, queries)
+        print(f"recall@5 {mode:8s} ({len(queries)} queries): {recall_at(store, queries, mode):.3f}")
+    bench_real_corpus(store, queries)
     bench_server_start()
     if args.synthetic:
-        bench_synthetic(settings, args.synthetic)
+        bench_synthetic(store, args.synthetic)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import load_note, percentiles, verdict  # noqa: E402
 
+from carenav_core.llm import ModelClient  # noqa: E402
+from carenav_core.retrieval.store import Store  # noqa: E402
 from carenav_core.screener.assemble import run_screen  # noqa: E402
 from carenav_core.screener.edges import program_search  # noqa: E402
 from carenav_core.screener.engine import screen  # noqa: E402
@@ -56,35 +58,35 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings()
     families = generate_families(args.seed, args.families)
-    search = program_search(settings)
+    store = Store(settings)
+    search = program_search(store)
     lexical = LexicalSearch()
     print(f"screener bench: {len(families)} synthetic families x {args.repeat}; {load_note()}")
     for family in families[:10]:                     # warm: store, ONNX model, imports
-        run_screen(normalize(family.answers), on=family.on, search=search, client=None)
+        run_screen(normalize(family.answers), on=family.on, search=search, model=None)
 
     import ollama
     model = ScriptedModel(args.seed)
     with OllamaDouble(responder=model) as server:
-        client = ollama.Client(host=server.url)
+        client = ModelClient(client=ollama.Client(host=server.url), model="scripted")
 
         def scripted_one(family) -> None:
             model.family = family
-            run_screen(normalize(family.answers), on=family.on, search=search, client=client)
-        from carenav_core.retrieval.store import get_store
-        query_cache = getattr(get_store(settings).embedder, "_query", None)
+            run_screen(normalize(family.answers), on=family.on, search=search, model=client)
+        query_cache = getattr(store.embedder, "_query", None)
 
         def cold_one(family) -> None:       # every query embedded afresh: no query-embedding cache
             if query_cache is not None:
                 query_cache.cache_clear()
-            run_screen(normalize(family.answers), on=family.on, search=search, client=None)
+            run_screen(normalize(family.answers), on=family.on, search=search, model=None)
         samples = interleaved({
             "rules": lambda f: screen(normalize(f.answers), on=f.on),
             "cold": cold_one,
-            "deterministic": lambda f: run_screen(normalize(f.answers), on=f.on, search=search, client=None),
-            "lexical": lambda f: run_screen(normalize(f.answers), on=f.on, search=lexical, client=None),
+            "deterministic": lambda f: run_screen(normalize(f.answers), on=f.on, search=search, model=None),
+            "lexical": lambda f: run_screen(normalize(f.answers), on=f.on, search=lexical, model=None),
             "scripted": scripted_one}, families, args.repeat)
     rules, deterministic, lexical_only, scripted = (samples[k] for k in ("rules", "deterministic", "lexical", "scripted"))
-    one_by_one, batched = embedding_what_if(families, settings)
+    one_by_one, batched = embedding_what_if(families, store)
     base = percentiles(rules)[0]
     p95 = percentiles(deterministic)[1]
     print(line("baseline: rules engine only", rules, base))
@@ -104,13 +106,12 @@ def main() -> None:
     print(load_note())
 
 
-def embedding_what_if(families, settings: Settings) -> tuple[list[float], list[float]]:
+def embedding_what_if(families, store: Store) -> tuple[list[float], list[float]]:
     """Per family: ONNX time for its candidates' queries one call each (as gather_evidence does now)
     and in one embed_documents batch (a possible change)."""
-    from carenav_core.retrieval.store import get_store
     from carenav_core.screener.engine import Classification
     from carenav_core.screener.evidence import candidate_query
-    embedder = get_store(settings).embedder
+    embedder = store.embedder
     single, batch = [], []
     for family in families:
         profile = normalize(family.answers)

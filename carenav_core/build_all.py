@@ -8,17 +8,18 @@ from carenav_core.pfs.build import build
 from carenav_core.retrieval.index import index_documents
 from carenav_core.screener.store import index_programs
 from carenav_core.progress import Progress, silent
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import Settings
 
 
-def build_all(settings: Settings, progress: Progress = silent, force: bool = False) -> list[str]:
-    """Build everything the app needs; returns one summary line per step."""
+def build_all(settings: Settings, store: Store, progress: Progress = silent, force: bool = False) -> list[str]:
+    """Build everything the app needs into the fee-schedule file and `store`; one summary line per step."""
     report = build(settings, progress, force=force)
     lines = [f"fee schedule: {report.rows:,} rows; parsed {len(report.releases)} releases, reused "
              f"{len(report.reused)} unchanged; proposed: {', '.join(report.proposed) or 'none'}; {report.seconds:.1f} s"]
     lines += [f"skipped: {line}" for line in report.skipped]
-    lines.append(_index_line("rule text", index_documents(settings, progress, force=force)))
-    lines.append(_index_line("program corpus", index_programs(settings, progress, force=force)))
+    lines.append(_index_line("rule text", index_documents(settings, store, progress, force=force)))
+    lines.append(_index_line("program corpus", index_programs(store, progress, force=force)))
     return lines
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from carenav_core.errors import CareNavError
@@ -47,3 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     except CareNavError as exc:
         print(f"carenav {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (`carenav ask … | head`): stop quietly. Python's recipe (library/signal,
+        # "Note on SIGPIPE"): point stdout at devnull so the interpreter's final flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 import duckdb
 from sqlalchemy import text
 
+from carenav_core.llm import probe
 from carenav_core.pfs.valuation import open_reader
-from carenav_core.retrieval.store import get_store
-
+from carenav_core.retrieval.store import STORE_ERRORS, Store
 from carenav_core.settings import Settings
 
 
@@ -33,31 +33,25 @@ def fee_db_status(settings: Settings) -> StatusItem:
 
 
 def model_status(settings: Settings) -> StatusItem:
-    if not settings.ollama_host:
+    found = probe(settings)
+    if found is None:
         return StatusItem(name="Language model", ok=True, detail="no model server configured (CARENAV_OLLAMA_HOST): "
                           "answers come from the deterministic writer, which no language model writes")
-    import ollama
-    try:
-        names = [m.model for m in ollama.Client(host=settings.ollama_host, timeout=2).list().models]
-    except Exception as exc:  # any failure to reach the server is a status, not a crash
-        return StatusItem(name="Language model", ok=False,
-                          detail=f"{settings.ollama_host} unreachable ({type(exc).__name__}); deterministic writer in use")
-    present = settings.llm_model in names or f"{settings.llm_model}:latest" in names
-    return StatusItem(name="Language model", ok=present, detail=f"Ollama at {settings.ollama_host}: model "
-                      f"{settings.llm_model} {'available' if present else 'NOT pulled (ollama pull ' + settings.llm_model + ')'}")
+    if not found.reachable:
+        return StatusItem(name="Language model", ok=False, detail=f"{found.detail}; deterministic writer in use")
+    return StatusItem(name="Language model", ok=found.has_model, detail=found.detail)
 
 
-def store_status(settings: Settings) -> list[StatusItem]:
+def store_status(store: Store) -> list[StatusItem]:
     """The retrieval store and the embedder recorded for each collection."""
-    where = settings.database_url and "CARENAV_DATABASE_URL" or f"embedded PostgreSQL in {settings.pg_folder}"
+    settings, where = store.settings, store.where
     try:
-        store = get_store(settings)
         with store.engine.connect() as conn:
             collections = conn.execute(text(
                 "SELECT c.name, c.embedder, c.dimension, count(DISTINCT d.doc_id), "
                 "(SELECT count(*) FROM chunks k WHERE k.collection = c.name) "
                 "FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY 1, 2, 3 ORDER BY 1")).fetchall()
-    except Exception as exc:  # a down store is a status line, never a crash
+    except STORE_ERRORS as exc:  # a down store is a status line, never a crash
         return [StatusItem(name="Retrieval store", ok=False, detail=f"{where}: unavailable ({exc})")]
     items = [StatusItem(name="Retrieval store", ok=bool(collections), detail=f"{where}: " + (
         "; ".join(f"`{n}` {docs} documents, {chunks:,} chunks" for n, _, _, docs, chunks in collections)
@@ -69,17 +63,17 @@ def store_status(settings: Settings) -> list[StatusItem]:
     return items
 
 
-def backend_status(settings: Settings) -> list[StatusItem]:
-    """Every backend's status; never raises."""
-    return [fee_db_status(settings), *store_status(settings), model_status(settings)]
+def backend_status(settings: Settings, store: Store) -> list[StatusItem]:
+    """Every backend's status; never raises for a backend that is down."""
+    return [fee_db_status(settings), *store_status(store), model_status(settings)]
 
 
-def store_documents(settings: Settings) -> list[dict]:
+def store_documents(store: Store) -> list[dict]:
     """Documents indexed in each collection (empty when the store is down)."""
     try:
-        with get_store(settings).engine.connect() as conn:
+        with store.engine.connect() as conn:
             rows = conn.execute(text("SELECT collection, doc_id, chunk_count, indexed_at, content_hash "
                                      "FROM documents ORDER BY collection, doc_id")).mappings().all()
-    except Exception:  # the status lines above already say the store is down
+    except STORE_ERRORS:  # the status lines above already say the store is down
         return []
     return [dict(r) for r in rows]

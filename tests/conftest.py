@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from carenav_core.backends import Backends
 from carenav_core.pfs.build import build
 from carenav_core.pfs.valuation import open_reader
 from carenav_core.settings import PROJECT_ROOT, Settings
@@ -37,13 +38,19 @@ def fee_db(built_settings):
     con.close()
 
 
-from tests.fixtures_pg import pg_settings  # noqa: E402,F401
+from tests.fixtures_pg import pg_settings, pg_store  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
 def full_settings(built_settings, pg_settings) -> Settings:
     """The fee-schedule database and the rule-text store together, as the app uses them."""
     return pg_settings.model_copy(update={"duckdb_path": built_settings.duckdb_file})
+
+
+@pytest.fixture(scope="session")
+def backends(full_settings, fee_db, pg_store) -> Backends:
+    """The fee schedule and the rule-text store together, as the app passes them; no model client."""
+    return Backends(settings=full_settings, fee_db=fee_db, store=pg_store)
 
 
 # Language-model tests never reach a network model: any non-loopback connection fails the test.

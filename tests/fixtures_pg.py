@@ -1,7 +1,7 @@
 """Session fixture: the real embedded PostgreSQL (pgserver) in a temp folder, with the rule-text
 index built once from the mirror's FR XML documents and the real offline ONNX embedder.
 
-Use from tests/conftest.py:  from tests.fixtures_pg import pg_settings  # noqa: F401
+Use from tests/conftest.py:  from tests.fixtures_pg import pg_settings, pg_store  # noqa: F401
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from carenav_core.retrieval.index import index_documents
-from carenav_core.retrieval.store import forget_store
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import PROJECT_ROOT, Settings
 
 PG_MIRROR = Path(os.environ.get("CARENAV_MIRROR") or PROJECT_ROOT.parent / "shared" / "data").resolve()
@@ -20,12 +20,12 @@ PG_MIRROR = Path(os.environ.get("CARENAV_MIRROR") or PROJECT_ROOT.parent / "shar
 TEST_DOCUMENTS = ("2024-25382", "2025-08676", "2021-23972")
 # Built once per session even if several conftest/test modules import the fixture (pytest then
 # holds one definition per importing module and would call each once).
-_built: dict[int, Settings] = {}
+_built: dict[int, Store] = {}
 
 
 @pytest.fixture(scope="session")
-def pg_settings(tmp_path_factory) -> Settings:
-    """Settings pointing at a fresh embedded server whose `rules` collection is built."""
+def pg_store(tmp_path_factory) -> Store:
+    """The store of a fresh embedded server whose `rules` collection is built (closed at session end)."""
     key = id(tmp_path_factory)
     if key in _built:
         yield _built[key]
@@ -35,7 +35,14 @@ def pg_settings(tmp_path_factory) -> Settings:
     data_dir = tmp_path_factory.mktemp("pgdata")
     settings = Settings(data_dir=data_dir, mirror=PG_MIRROR, pg_dir=data_dir / "pg", database_url=None,
                         embedder="onnx")
-    index_documents(settings, only=TEST_DOCUMENTS)
-    _built[key] = settings
-    yield settings
-    forget_store(settings)
+    store = Store(settings)
+    index_documents(settings, store, only=TEST_DOCUMENTS)
+    _built[key] = store
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def pg_settings(pg_store) -> Settings:
+    """The settings of `pg_store` (embedded server in a temp folder, rule text indexed)."""
+    return pg_store.settings

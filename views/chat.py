@@ -3,7 +3,7 @@ import streamlit as st
 
 from carenav_core.chat.pipeline import answer
 from carenav_core.ui.chat_view import render_live, render_turn
-from carenav_core.ui.resources import app_settings, chat_writer, require_fee_db, warm_backends
+from carenav_core.ui.resources import app_backends, app_settings, require_fee_db, warm_backends
 
 
 settings = app_settings()
@@ -30,5 +30,5 @@ if question is None and from_url and not st.session_state.get("url_answered"):
 st.session_state["url_answered"] = True
 if question:
     st.query_params["q"] = question
-    events = answer(question, settings, fee_db=con, writer=chat_writer(settings))
+    events = answer(question, app_backends(settings, con))
     turns.append(render_live(question, events, key=str(len(turns))))

@@ -4,12 +4,12 @@ import streamlit as st
 
 from carenav_core.pfs.lookup import build_info, proposed_rules, releases
 from carenav_core.status import backend_status, store_documents
-from carenav_core.ui.resources import app_settings, require_fee_db, run_build
+from carenav_core.ui.resources import app_settings, app_store, require_fee_db, run_build
 
 
 settings = app_settings()
 st.title("Data")
-for item in backend_status(settings):
+for item in backend_status(settings, app_store(settings)):
     (st.success if item.ok else st.warning)(f"**{item.name}**: {item.detail}")
 con = require_fee_db(settings)
 info = build_info(con)
@@ -25,7 +25,7 @@ if proposed:
 else:
     st.info("No proposed-rule Addendum B file is loaded, so no proposed rows appear.")
 st.subheader("Indexed documents (rule text and program corpus)")
-documents = store_documents(settings)
+documents = store_documents(app_store(settings))
 if documents:
     st.dataframe(pd.DataFrame(documents), hide_index=True, width="stretch")
 else:

@@ -9,7 +9,7 @@ from carenav_core.eval.chat import oracle_for, run_chat_evaluation
 from carenav_core.eval.report import chat_metrics, saved_results, saved_results_path, screener_metrics
 from carenav_core.screener.commands import evaluation_search
 from carenav_core.screener.evaluation import run_evaluation
-from carenav_core.ui.resources import app_settings, fee_db
+from carenav_core.ui.resources import app_backends, app_settings, app_store, fee_db
 
 settings = app_settings()
 st.title("Evaluation")
@@ -52,7 +52,7 @@ with chat:
         else:
             try:
                 st.session_state["eval_chat"] = run_chat_evaluation(
-                    settings, con, oracle_for(settings), seed=int(seed), questions=int(count),
+                    app_backends(settings, con), oracle_for(settings), seed=int(seed), questions=int(count),
                     progress=bar_progress("Asking the golden questions"))
             except CareNavError as exc:
                 st.error(f"The chat harness could not run: {exc}")
@@ -64,6 +64,6 @@ with screener:
     families = st.number_input("Families", min_value=1, max_value=1000, value=100, step=10, key="screener_families")
     if st.button("Run the screener harness", type="primary", key="run_screener"):
         st.session_state["eval_screener"] = run_evaluation(
-            seed=int(screener_seed), families=int(families), search=evaluation_search(settings),
+            seed=int(screener_seed), families=int(families), search=evaluation_search(app_store(settings)),
             progress=bar_progress("Screening synthetic families"))
     show("screener", screener_metrics)

@@ -7,12 +7,12 @@ import streamlit as st
 
 from carenav_core.errors import CareNavError
 from carenav_core.screener.assemble import Card, Report, run_screen
-from carenav_core.screener.edges import model_client, program_search
+from carenav_core.screener.edges import program_search
 from carenav_core.screener.intake import (DECLINED, DONT_KNOW, LIST_FIELDS, Answers, answers_to_params, choices,
                                           params_to_answers)
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.render import report_markdown
-from carenav_core.ui.resources import app_settings
+from carenav_core.ui.resources import app_model, app_settings, app_store
 
 
 SPECIAL = {"": "—", DONT_KNOW: "Don't know", DECLINED: "Prefer not to say"}
@@ -90,8 +90,8 @@ answers = submitted if submitted is not None else params_to_answers(st.query_par
 if answers:
     try:
         settings = app_settings()
-        report = run_screen(normalize(answers), on=date.today(), search=program_search(settings),
-                            client=model_client(settings), model=settings.llm_model)
+        report = run_screen(normalize(answers), on=date.today(), search=program_search(app_store(settings)),
+                            model=app_model(settings))
 
     except CareNavError as exc:
         st.error(f"The answers could not be screened: {exc}")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from carenav_core.chat.events import DoneEvent, SourcesEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.backends import open_backends
+from carenav_core.chat.answer import Answer
+from carenav_core.chat.events import ChatEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.pipeline import answer
-from carenav_core.chat.writers import ollama_writer_from_settings
-from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.commands import print_table
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
-from carenav_core.pfs.valuation import open_reader
 from carenav_core.settings import Settings
 
 
@@ -22,20 +21,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    backends = open_backends(settings)
+    if backends.fee_db is None:
+        print("warning: no fee-schedule database could be opened; run `carenav build`", file=sys.stderr)
+    seen: list[ChatEvent] = []
     try:
-        fee_db = open_reader(settings.duckdb_file)
-    except NotBuiltError as exc:
-        print(f"warning: {exc}", file=sys.stderr)
-        fee_db = None
-    for event in answer(args.question, settings, fee_db=fee_db, writer=ollama_writer_from_settings(settings)):
-        if args.json:
-            print(event.to_json(), flush=True)
-        else:
-            _print(event)
+        for event in answer(args.question, backends):
+            seen.append(event)
+            if args.json:
+                print(event.to_json(), flush=True)
+            else:
+                _print(event)
+        if not args.json:
+            _print_end(Answer.from_events(args.question, seen))
+    finally:
+        backends.close()
     return 0
 
 
-def _print(event) -> None:
+def _print(event: ChatEvent) -> None:
     if isinstance(event, ValuationEvent):
         print_table(event.rows)
         if event.unpriced:
@@ -45,13 +49,14 @@ def _print(event) -> None:
         print()
     elif isinstance(event, TokenEvent):
         print(event.text, end="" if event.text.endswith(("\n", " ")) else " ", flush=True)
-    elif isinstance(event, WarningEvent) and event.kind != "withheld":
+    elif isinstance(event, WarningEvent):
         print(f"\n[warning] {event.message}", file=sys.stderr)
-    elif isinstance(event, SourcesEvent):
-        print("\n\nSources cited:")
-        for source in event.cited:
-            print(f"  {source.label} {source.title[:70]} ({source.published}) {source.url}")
-        if event.also_retrieved:
-            print("Also retrieved: " + " ".join(s.label for s in event.also_retrieved))
-    elif isinstance(event, DoneEvent):
-        print(f"(written by: {event.writer}; sentences withheld: {event.withheld})")
+
+
+def _print_end(done: Answer) -> None:
+    print("\n\nSources cited:")
+    for source in done.cited:
+        print(f"  {source.label} {source.title[:70]} ({source.published}) {source.url}")
+    if done.also_retrieved:
+        print("Also retrieved: " + " ".join(s.label for s in done.also_retrieved))
+    print(f"(written by: {done.writer}; sentences withheld: {len(done.withheld)})")

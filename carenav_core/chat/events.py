@@ -1,6 +1,7 @@
 """Events one chat answer emits, in order: valuation, tokens (and warnings), sources, done.
 
-Each event has a ``type`` string and ``to_json()`` (one JSON line for ``carenav ask --json``).
+Each event has a ``type`` (an `EventType`) and ``to_json()`` (one JSON line for ``carenav ask --json``).
+`Answer.from_events` (chat/answer.py) folds a stream of them into one typed answer.
 """
 from __future__ import annotations
 
@@ -8,29 +9,51 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from carenav_core.pfs.rows import ValuationRow
 
 
-def _json_value(value: Any) -> Any:
-    """Decimals as strings (exact), tuples as lists, dataclasses as dicts."""
+class EventType(StrEnum):
+    """Every kind of event an answer emits."""
+    VALUATION = "valuation"
+    TOKEN = "token"
+    WARNING = "warning"
+    SOURCES = "sources"
+    DONE = "done"
+
+
+class WarningKind(StrEnum):
+    """Why an answer was degraded. A withheld sentence is not a warning: it is a TokenEvent with
+    ``withheld=True`` and its reasons."""
+    TRUNCATED = "truncated"          # the question was cut to the length cap
+    DATABASE = "database"            # the fee-schedule database is missing or failed
+    RETRIEVAL = "retrieval"          # the rule-text store is down, empty or built by another embedder
+    MODEL_DOWN = "model_down"        # a model server is configured but did not answer the probe
+    MODEL_ERROR = "model_error"      # the model failed mid-answer; the deterministic writer continued
+
+
+def json_value(value: Any) -> Any:
+    """Decimals as strings (exact), tuples as lists, dataclasses as dicts, enums as their values."""
+    if isinstance(value, StrEnum):
+        return value.value
     if isinstance(value, Decimal):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _json_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: json_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (tuple, list)):
-        return [_json_value(v) for v in value]
+        return [json_value(v) for v in value]
     return value
 
 
 class _Event:
     """Shared serialisation: ``{"type": ..., <fields>}``."""
-    type: ClassVar[str]
+    type: ClassVar[EventType]
 
     def to_dict(self) -> dict[str, Any]:
         """The event as JSON-safe values (Decimals become exact strings)."""
-        return {"type": self.type, **_json_value(self)}
+        return {"type": self.type.value, **json_value(self)}
 
     def to_json(self) -> str:
         """The event as one compact JSON line."""
@@ -72,7 +95,7 @@ def provenance_for(rows: tuple[ValuationRow, ...]) -> tuple[Provenance, ...]:
 @dataclass(frozen=True, kw_only=True)
 class ValuationEvent(_Event):
     """The deterministic valuation table, computed before any prose."""
-    type: ClassVar[str] = "valuation"
+    type: ClassVar[EventType] = EventType.VALUATION
     codes: tuple[str, ...]
     families: tuple[str, ...]
     rows: tuple[ValuationRow, ...]
@@ -82,31 +105,34 @@ class ValuationEvent(_Event):
 
 @dataclass(frozen=True, kw_only=True)
 class TokenEvent(_Event):
-    """Prose that passed the output guard (or a visible note replacing a withheld sentence)."""
-    type: ClassVar[str] = "token"
+    """One sentence of prose as the user sees it: released by the output guard, or (``withheld``) the
+    visible note that replaces a withheld sentence, with the guard's reasons."""
+    type: ClassVar[EventType] = EventType.TOKEN
     text: str
+    withheld: bool = False
+    reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
 class SourcesEvent(_Event):
     """Sources the released prose cited, then the other retrieved ones."""
-    type: ClassVar[str] = "sources"
+    type: ClassVar[EventType] = EventType.SOURCES
     cited: tuple[Source, ...]
     also_retrieved: tuple[Source, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
 class WarningEvent(_Event):
-    """Something the user should know: ``kind`` is e.g. "withheld", "model_error", "fallback"."""
-    type: ClassVar[str] = "warning"
+    """Something the user should know about how the answer was degraded."""
+    type: ClassVar[EventType] = EventType.WARNING
     message: str
-    kind: str
+    kind: WarningKind
 
 
 @dataclass(frozen=True, kw_only=True)
 class DoneEvent(_Event):
     """End of the answer: who wrote the prose ("ollama:llama3.2" or "deterministic")."""
-    type: ClassVar[str] = "done"
+    type: ClassVar[EventType] = EventType.DONE
     writer: str
     withheld: int
 

@@ -6,88 +6,42 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, Sequence
-
-import httpx
-import ollama
+from typing import Iterator, Protocol, Sequence
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.guard import Evidence, build_evidence, check_sentence, split_sentences
-from carenav_core.errors import ModelError
+from carenav_core.chat.evidence import Evidence, build_evidence
+from carenav_core.chat.guard import check_sentence
+from carenav_core.chat.prepared import Prepared
+from carenav_core.chat.sentences import split_sentences
+from carenav_core.llm import ModelClient
 from carenav_core.pfs.rows import ValuationRow
-from carenav_core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PROBE_TIMEOUT = 2.0   # seconds GET /api/tags may take before we write without a model
 
+class Writer(Protocol):
+    """Who writes the prose of a prepared answer. The output guard checks whatever it yields."""
+    name: str
 
-# --- Ollama -------------------------------------------------------------------------------------
-
-def _model_error(exc: Exception, model: str) -> ModelError:
-    """Map client/transport failures to ModelError, saying whether a retry may help."""
-    if isinstance(exc, ollama.ResponseError):
-        status = exc.status_code
-        retryable = status < 0 or status >= 500 or status == 429
-        hint = f" (is the model pulled? run `ollama pull {model}`)" if status == 404 else ""
-        return ModelError(f"Ollama refused the chat request for {model}: {exc}{hint}", retryable=retryable)
-    if isinstance(exc, httpx.TimeoutException):
-        return ModelError(f"Ollama did not answer in time for {model}: {exc!r}", retryable=True)
-    return ModelError(f"Ollama connection failed for {model}: {exc!r}", retryable=True)
+    def stream(self, prepared: Prepared) -> Iterator[str]:
+        """Prose chunks; a model writer raises ModelError when the model fails."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
-class OllamaWriter:
-    """Streams a chat reply from an Ollama server through the official client."""
-    client: ollama.Client
-    model: str
-    keep_alive: str | float | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+class ModelWriter:
+    """Prose from the language model behind the one model client (carenav_core/llm.py)."""
+    model: ModelClient
 
     @property
     def name(self) -> str:
         """Writer name for DoneEvent, e.g. "ollama:llama3.2"."""
-        return f"ollama:{self.model}"
+        return self.model.name
 
-    def stream(self, messages: list[dict[str, str]]) -> Iterator[str]:
-        """Yield content chunks. Raises ModelError (with .retryable) if the request or stream fails,
-        including a stream that ends before its final ``done`` line."""
-        try:
-            parts = self.client.chat(model=self.model, messages=messages, stream=True,
-                                     keep_alive=self.keep_alive, options=self.options or None)
-            for part in parts:
-                if part.message and part.message.content:
-                    yield part.message.content
-                if part.done:
-                    return
-        except (ollama.ResponseError, ConnectionError, httpx.TransportError) as exc:
-            raise _model_error(exc, self.model) from exc
-        except ValueError as exc:   # a line that is not JSON, or not a chat response
-            raise ModelError(f"Ollama sent an unreadable reply for {self.model}: {exc}", retryable=False) from exc
-        raise ModelError(f"Ollama stream for {self.model} ended before it was done", retryable=True)
-
-
-def ollama_writer_from_settings(settings: Settings, *, probe_timeout: float = PROBE_TIMEOUT,
-                                options: dict[str, Any] | None = None) -> OllamaWriter | None:
-    """An OllamaWriter if `settings.ollama_host` is set and answers GET /api/tags within
-    `probe_timeout` seconds; None otherwise (the caller then uses DeterministicWriter)."""
-    if not settings.ollama_host:
-        return None
-    try:
-        with ollama.Client(host=settings.ollama_host, timeout=probe_timeout) as probe:
-            listed = probe.list()
-    except (ollama.ResponseError, ConnectionError, httpx.HTTPError, OSError) as exc:
-        log.warning("Ollama at %s is not answering (%r); writing without a model", settings.ollama_host, exc)
-        return None
-    names = {m.model for m in listed.models}
-    if not names & {settings.llm_model, f"{settings.llm_model}:latest"}:
-        log.warning("Ollama at %s does not list model %s (has %s)", settings.ollama_host,
-                    settings.llm_model, sorted(n for n in names if n))
-    client = ollama.Client(host=settings.ollama_host, timeout=settings.llm_timeout)
-    return OllamaWriter(client=client, model=settings.llm_model, keep_alive=settings.keep_alive,
-                        options=options or {})
+    def stream(self, prepared: Prepared) -> Iterator[str]:
+        return self.model.stream(prepared.messages)
 
 
 # --- deterministic ------------------------------------------------------------------------------
@@ -182,9 +136,9 @@ class DeterministicWriter:
     sentences_per_source: int = 2
     name: str = "deterministic"
 
-    def stream(self, question: str, rows: Sequence[ValuationRow], unpriced: Sequence[str],
-               sources: Sequence[Source]) -> Iterator[str]:
+    def stream(self, prepared: Prepared) -> Iterator[str]:
         """Yield one line at a time: the notice, then facts as Markdown list items."""
+        question, rows, unpriced, sources = prepared.question, prepared.rows, prepared.unpriced, prepared.sources
         evidence = build_evidence(rows, sources)
         yield NO_MODEL_NOTICE + "\n\n"
         for sentence in self._sentences(question, rows, unpriced, sources, evidence):

@@ -17,11 +17,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-import duckdb
 import ollama
 
+from carenav_core.backends import Backends
+from carenav_core.chat.answer import Answer
 from carenav_core.chat.pipeline import answer
-from carenav_core.chat.writers import OllamaWriter
+from carenav_core.llm import ModelClient
 from carenav_core.errors import ConfigError, DataError
 from carenav_core.eval.golden import golden_set
 from carenav_core.eval.ollama_double import OllamaDouble
@@ -46,19 +47,22 @@ def oracle_for(settings: Settings) -> Oracle:
         raise DataError(f"the evaluation oracle cannot read its sources: {exc}") from exc
 
 
-def run_chat_evaluation(settings: Settings, fee_db: duckdb.DuckDBPyConnection, oracle: Oracle, *, seed: int = 7,
+def run_chat_evaluation(backends: Backends, oracle: Oracle, *, seed: int = 7,
                         questions: int | None = None, progress: Progress = silent) -> dict[str, Any]:
-    """Run the golden set (or its first `questions`); results as a JSON-ready dict with `passed`."""
+    """Run the golden set (or its first `questions`) through `backends` with the model client replaced by
+    one on the scripted double; results as a JSON-ready dict with `passed`."""
+    settings = backends.settings
     started = time.perf_counter()
     golden = golden_set(oracle, seed, questions)
     model = ScriptedModel()
     scores: list[QuestionScore] = []
     with OllamaDouble(responder=model) as double:
-        writer = OllamaWriter(client=ollama.Client(host=double.url, timeout=MODEL_TIMEOUT), model=settings.llm_model)
+        scripted = backends.with_model(ModelClient(client=ollama.Client(host=double.url, timeout=MODEL_TIMEOUT),
+                                                   model=settings.llm_model))
         for question in golden:
             model.mode, model.seed = question.reply_mode, seed * 100_003 + question.index * 101
-            events = list(answer(question.text, settings, fee_db=fee_db, writer=writer))
-            scores.append(score_answer(question, events, model.take(), oracle, settings.years))
+            done = Answer.from_events(question.text, answer(question.text, scripted))
+            scores.append(score_answer(question, done, model.take(), oracle, settings.years))
             progress(len(scores), len(golden), question.text[:60])
     return summarize(scores, seed=seed, elapsed=time.perf_counter() - started)
 

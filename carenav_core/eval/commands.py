@@ -23,16 +23,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_chat_eval_command(args: argparse.Namespace, settings: Settings) -> int:
+    from carenav_core.backends import Backends
     from carenav_core.eval.chat import oracle_for, run_chat_evaluation, summary_lines
     from carenav_core.pfs.valuation import open_reader
+    from carenav_core.retrieval.store import Store
     oracle = oracle_for(settings)
-    con = open_reader(settings.duckdb_file)
+    backends = Backends(settings=settings, fee_db=open_reader(settings.duckdb_file), store=Store(settings))
     try:
         progress = TerminalProgress() if sys.stderr.isatty() else silent
-        results = run_chat_evaluation(settings, con, oracle, seed=args.seed, questions=args.questions,
-                                      progress=progress)
+        results = run_chat_evaluation(backends, oracle, seed=args.seed, questions=args.questions, progress=progress)
     finally:
-        con.close()
+        backends.close()
     text = json.dumps(results, indent=2, ensure_ascii=False)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Sequence
 
-from carenav_core.chat.events import ChatEvent, DoneEvent, SourcesEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.answer import Answer
+from carenav_core.chat.events import ValuationEvent
 from carenav_core.eval.golden import GoldenQuestion
 from carenav_core.eval.oracle import ExpectedRow, Oracle
 from carenav_core.eval.scripted_model import ScriptedAnswer
@@ -46,19 +47,6 @@ def facts(text: str) -> list[Decimal]:
 def citations(text: str) -> list[str]:
     """Every bracketed citation; "[A; B]" counts as two."""
     return [part.strip() for m in _LABEL.finditer(text) for part in m.group(1).split(";") if part.strip()]
-
-
-def released_prose(events: Sequence[ChatEvent]) -> str:
-    """The token text a user sees, minus the notes that replace withheld sentences."""
-    shown, note = [], None
-    for event in events:
-        if isinstance(event, WarningEvent) and event.kind == "withheld":
-            note = event.message
-        elif isinstance(event, TokenEvent):
-            if event.text != note:
-                shown.append(event.text)
-            note = None
-    return "".join(shown)
 
 
 def _row_tuple(row: ValuationRow | ExpectedRow) -> tuple:
@@ -119,16 +107,15 @@ def _text(row: tuple | None) -> list[str] | None:
     return None if row is None else [None if v is None else str(v) for v in row]
 
 
-def _score_prose(score: QuestionScore, prose: str, rows: Sequence[ValuationRow], sources: SourcesEvent | None) -> None:
-    cited_text = " ".join(s.text for s in sources.cited) if sources else ""
+def _score_prose(score: QuestionScore, done: Answer) -> None:
+    prose, rows = done.released_text, done.rows
+    cited_text = " ".join(s.text for s in done.cited)
     allowed = _row_numbers(rows) | set(facts(cited_text)) | {Decimal(n.replace(",", "")) for n in
                                                               re.findall(r"\d[\d,]*(?:\.\d+)?", cited_text)}
     stated = facts(prose)
     score.numbers = len(stated)
     score.untraced = [str(n) for n in stated if n not in allowed]
-    known = {key(r.label) for r in rows}
-    if sources:
-        known |= {key(s.label) for s in (*sources.cited, *sources.also_retrieved)}
+    known = {key(r.label) for r in rows} | {key(s.label) for s in done.sources}
     found = citations(prose)
     score.citations = len(found)
     score.invalid_citations = [c for c in found if key(c) not in known]
@@ -143,20 +130,16 @@ def _score_script(score: QuestionScore, prose: str, answers: Sequence[ScriptedAn
     score.good_released = sum(1 for s in good if s.strip() in prose)
 
 
-def score_answer(question: GoldenQuestion, events: Sequence[ChatEvent], answers: Sequence[ScriptedAnswer],
+def score_answer(question: GoldenQuestion, done: Answer, answers: Sequence[ScriptedAnswer],
                  oracle: Oracle, years: int) -> QuestionScore:
-    """Score one answer's events."""
-    valuation = next((e for e in events if isinstance(e, ValuationEvent)), None)
-    sources = next((e for e in events if isinstance(e, SourcesEvent)), None)
-    done = next((e for e in events if isinstance(e, DoneEvent)), None)
+    """Score one folded answer."""
+    valuation = done.valuation
     score = QuestionScore(index=question.index, category=question.category, mode=question.reply_mode,
                           text=question.text, expected_codes=question.expected_codes,
                           detected_codes=tuple(valuation.codes) if valuation else (),
-                          valuation_block=valuation is not None, writer=done.writer if done else "",
-                          withheld=done.withheld if done else 0,
-                          warnings=[e.kind for e in events if isinstance(e, WarningEvent) and e.kind != "withheld"])
+                          valuation_block=valuation is not None, writer=done.writer,
+                          withheld=len(done.withheld), warnings=[str(w.kind) for w in done.warnings])
     _score_valuation(score, valuation, oracle, years)
-    prose = released_prose(events)
-    _score_prose(score, prose, valuation.rows if valuation else (), sources)
-    _score_script(score, prose, answers)
+    _score_prose(score, done)
+    _score_script(score, done.released_text, answers)
     return score

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from carenav_core.codes import detect
 from carenav_core.build_all import build_all
+from carenav_core.retrieval.store import Store
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.pfs.valuation import open_reader, row_record, value
 from carenav_core.progress import TerminalProgress
@@ -34,8 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_build(args: argparse.Namespace, settings: Settings) -> int:
     if args.mirror:
         settings = settings.model_copy(update={"mirror": args.mirror})
-    for line in build_all(settings, TerminalProgress(), force=args.force):
-        print(line)
+    store = Store(settings)
+    try:
+        for line in build_all(settings, store, TerminalProgress(), force=args.force):
+            print(line)
+    finally:
+        store.close()
     return 0
 
 

@@ -11,6 +11,7 @@ from carenav_core.codes.detect import detect
 from carenav_core.progress import TerminalProgress
 from carenav_core.retrieval.index import index_documents
 from carenav_core.retrieval.search import code_cited, merge, retrieve
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import Settings
 
 
@@ -30,10 +31,14 @@ def register(subparsers) -> None:
 
 def run_search(args: argparse.Namespace, settings: Settings) -> int:
     """Hybrid hits first, then paragraphs citing the codes the question names."""
-    retrieved = retrieve(args.question, args.k, ("rules",), settings, since=args.since)
-    cited = code_cited(list(detect(args.question).explicit), args.cited, settings)
-    hits = merge(retrieved, cited)
-    for warning in retrieved.warnings + cited.warnings:
+    store = Store(settings)
+    try:
+        retrieved = retrieve(store, args.question, args.k, ("rules",), since=args.since)
+        found = merge(retrieved, code_cited(store, list(detect(args.question).explicit), args.cited))
+    finally:
+        store.close()
+    hits = found.hits
+    for warning in found.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(h) for h in hits], indent=2))
@@ -46,7 +51,11 @@ def run_search(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
     """Embed changed FR documents (all with --force)."""
-    report = index_documents(settings, progress=TerminalProgress(), force=args.force)
+    store = Store(settings)
+    try:
+        report = index_documents(settings, store, progress=TerminalProgress(), force=args.force)
+    finally:
+        store.close()
     print(f"rules: {report.documents} documents; embedded {len(report.embedded_documents)} "
           f"({report.chunks_embedded} chunks, {report.chunks_per_second:.1f}/s), "
           f"unchanged {len(report.unchanged_documents)}, removed {len(report.removed_documents)}")

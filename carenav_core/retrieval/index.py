@@ -17,7 +17,7 @@ from carenav_core.errors import DataError
 from carenav_core.progress import Progress, silent
 from carenav_core.retrieval.chunk import Chunk, chunk_document
 from carenav_core.retrieval.fr import FrDocument, load_fr_documents, parse_fr_text, parse_fr_xml
-from carenav_core.retrieval.store import Store, check_collection, ensure_embedding_column, get_store
+from carenav_core.retrieval.store import Store, check_collection, ensure_embedding_column
 from carenav_core.settings import PROJECT_ROOT, Settings
 
 RULES = "rules"
@@ -131,14 +131,13 @@ def _prepare(store: Store, collection: str, force: bool) -> dict[str, str]:
     return {r.doc_id: r.content_hash for r in rows}
 
 
-def index_chunks(settings: Settings, collection: str, chunks: Iterable[Chunk], *,
+def index_chunks(store: Store, collection: str, chunks: Iterable[Chunk], *,
                  progress: Progress = silent, force: bool = False,
                  remove_missing: bool = False) -> IndexReport:
     """Embed and store `chunks` in `collection`, one transaction per doc_id; documents whose
     content hash is unchanged are skipped unless `force`. With `remove_missing`, documents of the
     collection that are not among `chunks` are deleted."""
     started = time.perf_counter()
-    store = get_store(settings)
     stored = _prepare(store, collection, force)
     by_doc: dict[str, list[Chunk]] = {}
     for chunk in chunks:
@@ -177,11 +176,11 @@ def _sources_file(settings: Settings) -> Path:
     return own if own.is_file() else PROJECT_ROOT / "data" / "sources.toml"
 
 
-def index_documents(settings: Settings, progress: Progress = silent, force: bool = False,
+def index_documents(settings: Settings, store: Store, progress: Progress = silent, force: bool = False,
                     only: tuple[str, ...] | None = None, sources: Path | None = None) -> IndexReport:
     """Index the `[[fr_document]]` entries of data/sources.toml into the `rules` collection
     (`only`: just these doc_ids, and nothing is removed). Called by `carenav build`."""
     documents = load_fr_documents(sources or _sources_file(settings))
     chosen = [d for d in documents if only is None or d.doc_id in only or d.document_number in only]
     chunks = [c for document in chosen for c in document_chunks(settings, document)]
-    return index_chunks(settings, RULES, chunks, progress=progress, force=force, remove_missing=only is None)
+    return index_chunks(store, RULES, chunks, progress=progress, force=force, remove_missing=only is None)

@@ -15,8 +15,7 @@ from sqlalchemy import bindparam, text
 
 from carenav_core.codes.detect import detect
 from carenav_core.errors import StoreError
-from carenav_core.retrieval.store import check_collection, embedding_dimension, get_store
-from carenav_core.settings import Settings
+from carenav_core.retrieval.store import STORE_ERRORS, Store, check_collection, embedding_dimension
 
 log = logging.getLogger(__name__)
 
@@ -108,13 +107,12 @@ WHERE f.score > 0 ORDER BY f.score DESC, c.id LIMIT :k
 """).bindparams(bindparam("qvec", type_=Vector()))
 
 
-def retrieve(question: str, k: int, collections: tuple[str, ...], settings: Settings,
-             since: date | None = None, mode: Literal["hybrid", "vector", "keyword"] = "hybrid") -> SearchResult:
+def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], since: date | None = None,
+             mode: Literal["hybrid", "vector", "keyword"] = "hybrid") -> SearchResult:
     """The `k` chunks of `collections` that best answer `question`, published on or after `since`.
     `mode` keeps one ranker only (for evaluation)."""
+    weights = WEIGHTS[mode]
     try:
-        store = get_store(settings)
-        weights = WEIGHTS[mode]
         with store.engine.begin() as conn:
             _check(conn, collections, store.embedder)
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
@@ -124,7 +122,7 @@ def retrieve(question: str, k: int, collections: tuple[str, ...], settings: Sett
                 "qcodes": list(detect(question).explicit),
                 "wv": weights[0], "wk": weights[1], "rrf": RRF_K, "k": k}).all()
         return SearchResult(hits=tuple(_hit(r, r.score) for r in rows))
-    except Exception as exc:  # the chat shows the warning instead of failing
+    except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
         return _failed("rule-text search", exc)
 
 
@@ -148,28 +146,28 @@ ORDER BY wanted.n
 """)
 
 
-def code_cited(codes: list[str], per_code: int, settings: Settings, collection: str = "rules") -> SearchResult:
+def code_cited(store: Store, codes: list[str], per_code: int, collection: str = "rules") -> SearchResult:
     """For each code, the newest chunks whose `codes` contain it (most mentions first), at most
     `per_code` each, without duplicates; score is 0 (not ranked against a question)."""
     if not codes or per_code <= 0:
         return SearchResult()
     try:
-        with get_store(settings).engine.connect() as conn:
+        with store.engine.connect() as conn:
             rows = conn.execute(_CODE_CITED, {"codes": [c.upper() for c in codes], "per_code": per_code,
                                               "collection": collection}).all()
-    except Exception as exc:
+    except STORE_ERRORS as exc:
         return _failed("code-cited lookup", exc)
     seen: set[int] = set()
     hits = [_hit(r, 0.0) for r in rows if not (r.id in seen or seen.add(r.id))]
     return SearchResult(hits=tuple(hits))
 
 
-def merge(retrieved: SearchResult | tuple, cited: SearchResult | tuple) -> list[Hit]:
-    """Retrieved hits in their rank order, then code-cited hits not already among them."""
-    first = retrieved.hits if isinstance(retrieved, SearchResult) else tuple(retrieved)
-    then = cited.hits if isinstance(cited, SearchResult) else tuple(cited)
-    ids = {h.chunk_id for h in first}
-    return list(first) + [h for h in then if h.chunk_id not in ids and not ids.add(h.chunk_id)]
+def merge(retrieved: SearchResult, cited: SearchResult) -> SearchResult:
+    """Retrieved hits in their rank order, then code-cited hits not already among them; warnings of both."""
+    ids = {h.chunk_id for h in retrieved.hits}
+    extra = [h for h in cited.hits if h.chunk_id not in ids and not ids.add(h.chunk_id)]
+    return SearchResult(hits=retrieved.hits + tuple(extra),
+                        warnings=tuple(dict.fromkeys(retrieved.warnings + cited.warnings)))
 
 
 _EXACT = text(f"""
@@ -179,17 +177,15 @@ ORDER BY c.embedding <=> :qvec, c.id LIMIT :k
 """).bindparams(bindparam("qvec", type_=Vector()))
 
 
-def exact_search(settings: Settings, collection: str, query: str, k: int,
-                 doc_id: str | None = None) -> SearchResult:
+def exact_search(store: Store, collection: str, query: str, k: int, doc_id: str | None = None) -> SearchResult:
     """Exact cosine search over one collection (optionally one doc_id); score = cosine similarity.
     Index scans are turned off so the filter never starves the HNSW walk."""
     try:
-        store = get_store(settings)
         with store.engine.begin() as conn:
             _check(conn, (collection,), store.embedder)
             conn.execute(text("SET LOCAL enable_indexscan = off"))
             rows = conn.execute(_EXACT, {"qvec": store.embedder.embed_query(query), "collection": collection,
                                          "doc_id": doc_id, "k": k}).all()
         return SearchResult(hits=tuple(_hit(r, r.score) for r in rows))
-    except Exception as exc:
+    except STORE_ERRORS as exc:
         return _failed(f"exact search of {collection!r}", exc)

@@ -6,11 +6,13 @@ recorded in `carenav_migrations`.
 """
 from __future__ import annotations
 
+import subprocess
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
 from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy.exc import SQLAlchemyError
 
 from carenav_core.errors import EmbedderMismatchError, StoreError
 from carenav_core.retrieval.embed import Embedder, make_embedder
@@ -120,7 +122,7 @@ def embedded_url(folder: Path) -> str:
     with _server_lock:
         try:
             server = pgserver.get_server(folder, cleanup_mode="stop")
-        except Exception as exc:  # subprocess / permission errors from initdb or pg_ctl
+        except (subprocess.SubprocessError, OSError, RuntimeError) as exc:  # initdb / pg_ctl failures
             raise StoreError(f"could not start the embedded PostgreSQL in {folder}: {exc}; "
                              f"see {folder / 'log'}, or set CARENAV_DATABASE_URL") from exc
     return server.get_uri().replace("postgresql://", "postgresql+psycopg://", 1)
@@ -137,41 +139,62 @@ def database_url(settings: Settings) -> str:
     return url
 
 
-@dataclass(frozen=True, kw_only=True)
+STORE_ERRORS = (StoreError, SQLAlchemyError, psycopg.Error, OSError)
+"""What a store operation may raise when the database or the embedder is down or inconsistent:
+callers turn these (and only these) into warnings; anything else is a programming error."""
+
+
 class Store:
-    """An engine with the schema migrated, and the embedder the settings choose."""
-    engine: Engine
-    embedder: Embedder
+    """The retrieval database and the embedder its vectors come from.
+
+    Built at the edges (CLI, app, eval, bench; see `carenav_core.backends`) and passed in. It connects on
+    first use (starting the embedded server when no URL is set) and migrates once; a failed attempt is
+    not remembered, so a server that comes back is used again. `close()` disposes of the engine.
+    """
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._engine: Engine | None = None
+        self._embedder = embedder
+        self._lock = threading.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        """The migrated engine; StoreError when the database cannot be reached."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = _migrated_engine(self.settings)
+            return self._engine
+
+    @property
+    def embedder(self) -> Embedder:
+        """The configured embedder (the ONNX model is loaded on first use)."""
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = make_embedder(self.settings)
+            return self._embedder
+
+    @property
+    def where(self) -> str:
+        """Where the store lives, in words for status lines."""
+        return ("CARENAV_DATABASE_URL" if self.settings.database_url
+                else f"embedded PostgreSQL in {self.settings.pg_folder}")
+
+    def close(self) -> None:
+        """Dispose of the engine's connections (the next use reconnects)."""
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.dispose()
 
 
-_stores: dict[tuple, Store] = {}
-_stores_lock = threading.Lock()
-
-
-def _store_key(settings: Settings) -> tuple:
-    return (settings.database_url, str(settings.pg_folder), settings.embedder,
-            settings.embed_model, settings.ollama_host)
-
-
-def get_store(settings: Settings) -> Store:
-    """The Store for these settings, created once per process (server start, migrations, model load)."""
-    key = _store_key(settings)
-    with _stores_lock:
-        if key not in _stores:
-            try:
-                engine = create_engine(database_url(settings), pool_pre_ping=True)
-                with engine.begin() as conn:
-                    migrate(conn)
-            except StoreError:
-                raise
-            except Exception as exc:  # sqlalchemy.exc.OperationalError and friends
-                raise StoreError(f"cannot reach the retrieval database: {exc}") from exc
-            _stores[key] = Store(engine=engine, embedder=make_embedder(settings))
-    return _stores[key]
-
-
-def forget_store(settings: Settings) -> None:
-    """Drop the cached Store (engine disposed), e.g. after the server was stopped."""
-    store = _stores.pop(_store_key(settings), None)
-    if store is not None:
-        store.engine.dispose()
+def _migrated_engine(settings: Settings) -> Engine:
+    try:
+        engine = create_engine(database_url(settings), pool_pre_ping=True)
+        with engine.begin() as conn:
+            migrate(conn)
+    except StoreError:
+        raise
+    except (SQLAlchemyError, psycopg.Error, OSError) as exc:
+        raise StoreError(f"cannot reach the retrieval database: {exc}") from exc
+    return engine

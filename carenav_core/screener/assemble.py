@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Any
 
+from carenav_core.llm import ModelClient
 from carenav_core.screener.corpus import ManifestEntry, ProgramSearch, load_manifest
 from carenav_core.screener.engine import Classification, ProgramResult, screen
 from carenav_core.screener.evidence import gather_evidence
@@ -153,11 +154,10 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
                   rejections=explanation.rejections)
 
 
-def run_screen(profile: Profile, *, on: date, search: ProgramSearch | None, client: Any = None,
-               model: str = "llama3.2") -> Report:
+def run_screen(profile: Profile, *, on: date, search: ProgramSearch | None, model: ModelClient | None = None) -> Report:
     """The whole screener: rules -> retrieval for candidates -> explanation -> assembly."""
     results = screen(profile, on=on)
     candidates = tuple(Candidate(result=r, evidence=gather_evidence(r, profile, search))
                        for r in results if r.classification is not Classification.EXCLUDED)
-    explanation = explain(profile, candidates, client=client, model=model)
+    explanation = explain(profile, candidates, model=model)
     return assemble(profile, results, candidates, explanation, on=on)

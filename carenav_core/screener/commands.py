@@ -9,7 +9,9 @@ from pathlib import Path
 from carenav_core.cli import command_group
 from carenav_core.errors import ConfigError
 from carenav_core.screener.assemble import run_screen
-from carenav_core.screener.edges import model_client, program_search
+from carenav_core.backends import open_backends
+from carenav_core.retrieval.store import Store
+from carenav_core.screener.edges import program_search
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.render import report_markdown
 from carenav_core.settings import Settings
@@ -42,13 +44,13 @@ def read_answers(path: Path) -> dict:
     return raw
 
 
-def evaluation_search(settings: Settings):
+def evaluation_search(store: Store):
     """The store's program search when its `programs` collection answers, else None (the lexical
     stand-in), with a note on stderr saying which."""
     from carenav_core.retrieval.search import exact_search
-    probe = exact_search(settings, "programs", "income limit", 1)
+    probe = exact_search(store, "programs", "income limit", 1)
     if probe.hits:
-        return program_search(settings)
+        return program_search(store)
     print(f"note: the program store is not available ({'; '.join(probe.warnings) or 'empty'}); "
           "using the lexical stand-in (run `carenav build`)", file=sys.stderr)
     return None
@@ -56,16 +58,24 @@ def evaluation_search(settings: Settings):
 
 def run_screen_command(args: argparse.Namespace, settings: Settings) -> int:
     profile = normalize(read_answers(args.answers))
-    report = run_screen(profile, on=args.date or date.today(), search=program_search(settings),
-                        client=model_client(settings), model=settings.llm_model)
+    backends = open_backends(settings)
+    try:
+        report = run_screen(profile, on=args.date or date.today(), search=program_search(backends.store),
+                            model=backends.model)
+    finally:
+        backends.close()
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n" if args.json else report_markdown(report))
     return 0
 
 
 def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
     from carenav_core.screener.evaluation import run_evaluation
-    search = None if args.lexical else evaluation_search(settings)
-    results = run_evaluation(seed=args.seed, families=args.families, search=search)
+    store = Store(settings)
+    try:
+        search = None if args.lexical else evaluation_search(store)
+        results = run_evaluation(seed=args.seed, families=args.families, search=search)
+    finally:
+        store.close()
     text = json.dumps(results, indent=2)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

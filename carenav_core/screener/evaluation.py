@@ -23,6 +23,7 @@ from typing import Any, Literal
 import ollama
 from pydantic import BaseModel, ConfigDict, Field
 
+from carenav_core.llm import ModelClient
 from carenav_core.eval.ollama_double import OllamaDouble
 from carenav_core.progress import Progress, silent
 from carenav_core.screener.assemble import Report, run_screen
@@ -196,12 +197,12 @@ def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = s
     totals = Counter()
     disagreements, writers = [], Counter()
     with OllamaDouble(responder=model) as server:
-        client = ollama.Client(host=server.url)
+        client = ModelClient(client=ollama.Client(host=server.url), model="scripted")
         for family in generate_families(seed, families):
             model.family = family
             weak = frozenset({family.weak_program} - {None})
             family_search = LexicalSearch(weak=weak) if search is None else WeakenedSearch(search, weak)
-            report = run_screen(normalize(family.answers), on=family.on, search=family_search, client=client)
+            report = run_screen(normalize(family.answers), on=family.on, search=family_search, model=client)
             scored = _score_report(family, report, family_search)
             writers[f"{family.mode}:{report.writer}"] += 1
             totals.update(invented=len(scored["invented"]), citations=scored["citations"], valid=scored["valid"],

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from carenav_core.errors import ModelError
+from carenav_core.llm import ModelClient
 from carenav_core.screener.engine import ProgramResult
 from carenav_core.screener.evidence import Evidence
 from carenav_core.screener.profile import Profile, is_unknown
@@ -158,12 +160,6 @@ def deterministic_report(candidates: tuple[Candidate, ...]) -> ModelReport:
     return ModelReport(programs=[deterministic_summary(c) for c in ordered], priorities=[c.key for c in ordered])
 
 
-def _ask(client: Any, model: str, messages: list[dict[str, str]], options: dict[str, Any]) -> str:
-    response = client.chat(model=model, messages=messages, format=ModelReport.model_json_schema(),
-                           options=options, stream=False)
-    return response.message.content or ""
-
-
 def _review(content: str, candidates: tuple[Candidate, ...]) -> tuple[ModelReport | None, list[str]]:
     try:
         report = ModelReport.model_validate_json(content)
@@ -173,16 +169,15 @@ def _review(content: str, candidates: tuple[Candidate, ...]) -> tuple[ModelRepor
     return (None, problems) if problems else (report, [])
 
 
-def explain(profile: Profile, candidates: tuple[Candidate, ...], *, client: Any = None, model: str = "llama3.2",
-            options: dict[str, Any] | None = None) -> Explanation:
+def explain(profile: Profile, candidates: tuple[Candidate, ...], *, model: ModelClient | None = None) -> Explanation:
     """Ask the model (one retry with errors fed back); otherwise the deterministic writer."""
-    if client is None or not candidates:
+    if model is None or not candidates:
         return Explanation(report=deterministic_report(candidates), writer="deterministic")
     messages, rejections = build_messages(profile, candidates), []
     for _attempt in range(2):
         try:
-            content = _ask(client, model, messages, options or {"temperature": 0})
-        except Exception as exc:  # noqa: BLE001 - any client/transport failure falls back (retryable or not)
+            content = model.reply_json(messages, ModelReport, options={"temperature": 0})
+        except ModelError as exc:   # the client already retried a retryable failure once
             log.warning("model call failed, using the deterministic writer: %s", exc)
             return Explanation(report=deterministic_report(candidates), writer="deterministic",
                                rejections=(*rejections, f"model call failed: {exc}"))

@@ -11,7 +11,7 @@ from carenav_core.retrieval.index import IndexReport, index_chunks
 from carenav_core.retrieval.search import exact_search
 from carenav_core.screener.corpus import Chunk, Passage, ProgramSearch, load_chunks
 from carenav_core.progress import Progress, silent
-from carenav_core.settings import Settings
+from carenav_core.retrieval.store import Store
 
 COLLECTION = "programs"
 
@@ -23,16 +23,16 @@ def store_chunks(chunks: tuple[Chunk, ...]) -> list[StoreChunk]:
             for i, c in enumerate(chunks)]
 
 
-def index_programs(settings: Settings, progress: Progress = silent, *, force: bool = False) -> IndexReport:
+def index_programs(store: Store, progress: Progress = silent, *, force: bool = False) -> IndexReport:
     """Embed the 12 program documents into the `programs` collection (unchanged documents are skipped)."""
-    return index_chunks(settings, COLLECTION, store_chunks(load_chunks()), progress=progress, force=force,
+    return index_chunks(store, COLLECTION, store_chunks(load_chunks()), progress=progress, force=force,
                         remove_missing=True)
 
 
-def store_program_search(settings: Settings) -> ProgramSearch:
+def store_program_search(store: Store) -> ProgramSearch:
     """A ProgramSearch over the store; a store failure raises StoreError (the candidate's retrieval fails)."""
     def search(program: str, query: str, k: int) -> list[Passage]:
-        result = exact_search(settings, COLLECTION, query, k, doc_id=program)
+        result = exact_search(store, COLLECTION, query, k, doc_id=program)
         if result.warnings and not result.hits:
             raise StoreError(result.warnings[0])
         return [Passage(chunk_id=h.label, program=h.doc_id, heading=h.heading, text=h.text, score=h.score,

@@ -1,15 +1,25 @@
-"""Cached resources for the Streamlit pages (one per process), and the no-database screen."""
+"""Cached resources for the Streamlit pages (one per process), and the no-database screen.
+
+The app's edge: it builds the `Backends` the core takes (one store and one model client per process,
+one DuckDB cursor per session) and passes them in.
+"""
 from __future__ import annotations
 
+import logging
 import threading
 
 import duckdb
 import streamlit as st
 
-from carenav_core.errors import CareNavError
+from carenav_core.backends import Backends
 from carenav_core.build_all import build_all
+from carenav_core.errors import CareNavError
+from carenav_core.llm import ModelClient, model_client
 from carenav_core.pfs.valuation import open_reader, reader_cursor
+from carenav_core.retrieval.store import STORE_ERRORS, Store
 from carenav_core.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 @st.cache_resource
@@ -60,29 +70,42 @@ def run_build(settings: Settings, force: bool = False) -> None:
     def progress(done: int, total: int, message: str) -> None:
         bar.progress(min(done / total, 1.0) if total else 1.0, text=message)
     try:
-        st.success("\n\n".join(build_all(settings, progress, force=force)))
+        st.success("\n\n".join(build_all(settings, app_store(settings), progress, force=force)))
     except CareNavError as exc:
         st.error(f"The build failed and nothing was replaced: {exc}")
 
 
+@st.cache_resource(on_release=Store.close)
+def app_store(_settings: Settings) -> Store:
+    """The retrieval store, one per process (it connects on first use and reconnects after a failure);
+    its connections are closed when the cache lets it go."""
+    return Store(_settings)
+
+
 @st.cache_resource(ttl=60)
-def chat_writer(_settings: Settings):
-    """The Ollama writer when a server answers (probed at most once a minute), else None."""
-    from carenav_core.chat.writers import ollama_writer_from_settings
-    return ollama_writer_from_settings(_settings)
+def app_model(_settings: Settings) -> ModelClient | None:
+    """The model client when a server answers (probed at most once a minute), else None."""
+    return model_client(_settings)
+
+
+def app_backends(settings: Settings, fee_db: duckdb.DuckDBPyConnection | None) -> Backends:
+    """This session's backends: its own DuckDB cursor, the process's store and model client."""
+    return Backends(settings=settings, fee_db=fee_db, store=app_store(settings), model=app_model(settings))
 
 
 @st.cache_resource
 def warm_backends(_settings: Settings) -> threading.Thread:
     """Start the retrieval store and load the embedder in the background, once per process, so the
-    first question does not wait for them (a cold start costs ~1.3 s here). Failures are left for the
-    question itself to report as a warning."""
+    first question does not wait for them (a cold start costs ~1.3 s here). A failure is logged; the
+    question itself then reports it as a warning."""
+    store = app_store(_settings)
+
     def warm() -> None:
-        from carenav_core.retrieval.store import get_store
         try:
-            get_store(_settings).embedder.embed_query("warm up")
-        except Exception:  # the question will show the store warning; nothing to do here
-            pass
+            store.engine
+            store.embedder.embed_query("warm up")
+        except STORE_ERRORS as exc:
+            log.warning("warming the retrieval store failed (the next question will say so): %s", exc)
     thread = threading.Thread(target=warm, name="carenav-warm", daemon=True)
     thread.start()
     return thread

@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from carenav_core.chat.guard import (OutputGuard, build_evidence, check_sentence, cited_and_also_retrieved,
-                                     guard_text, quantities, split_sentences)
+from carenav_core.chat.evidence import build_evidence, cited_and_also_retrieved
+from carenav_core.chat.guard import OutputGuard, check_sentence, guard_text
+from carenav_core.chat.quantities import quantities
+from carenav_core.chat.sentences import split_sentences
 from tests.chat.values import EXCERPT, G0556, INJECTION, PROPOSED_2027, ROW_LABEL, SOURCE_LABEL
 
 EVIDENCE = build_evidence([G0556, PROPOSED_2027], [EXCERPT, INJECTION])

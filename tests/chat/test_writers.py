@@ -10,11 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from carenav_core.chat.guard import OutputGuard, guard_text, build_evidence
+from carenav_core.chat.evidence import build_evidence
+from carenav_core.chat.guard import OutputGuard, guard_text
+from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.prompt import build_prompt
-from carenav_core.chat.writers import (newest_rows, NO_MODEL_NOTICE, DeterministicWriter, OllamaWriter,
-                                       ollama_writer_from_settings)
+from carenav_core.chat.writers import newest_rows, NO_MODEL_NOTICE, DeterministicWriter
+from carenav_core.codes import Detection
 from carenav_core.errors import ModelError
+from carenav_core.llm import ModelClient, model_client
 from carenav_core.settings import Settings
 from tests.chat.values import EXCERPT, G0556, INJECTION, PROPOSED_2027, make_row
 from tests.fixtures_ollama import NetworkBlocked, NetworkGuard
@@ -23,9 +26,9 @@ QUESTION = "How is G0556 paid?"
 MESSAGES = build_prompt(QUESTION, [EXCERPT], [G0556], [])
 
 
-def _writer(double, **client_args) -> OllamaWriter:
-    return OllamaWriter(client=ollama.Client(host=double.url, **client_args), model="llama3.2", keep_alive="5m",
-                        options={"temperature": 0})
+def _writer(double, **client_args) -> ModelClient:
+    return ModelClient(client=ollama.Client(host=double.url, **client_args), model="llama3.2", keep_alive="5m",
+                       options={"temperature": 0})
 
 
 def _guarded(chunks):
@@ -98,12 +101,35 @@ def test_missing_model_is_not_retryable(ollama_double):
 
 def test_server_error_is_retryable(ollama_double):
     ollama_double.enqueue("", status=500, error="out of memory")
+    ollama_double.enqueue("", status=500, error="out of memory")
     with pytest.raises(ModelError) as caught:
         list(_writer(ollama_double).stream(MESSAGES))
     assert caught.value.retryable
+    assert len(ollama_double.chat_requests()) == 2          # tried once more, then gave up
+
+
+def test_a_retryable_error_is_retried_once_and_the_retry_can_succeed(ollama_double):
+    ollama_double.enqueue("", status=503, error="busy")
+    ollama_double.enqueue(["G0556 has a work RVU ", "of 0.25 [PFS CY2025 RVU25D]."])
+    assert "".join(_writer(ollama_double).stream(MESSAGES)) == "G0556 has a work RVU of 0.25 [PFS CY2025 RVU25D]."
+    assert len(ollama_double.chat_requests()) == 2
+
+
+def test_json_reply_is_retried_once_then_raises(ollama_double):
+    from carenav_core.screener.explain import ModelReport
+    ollama_double.enqueue("", status=500, error="out of memory")
+    ollama_double.enqueue('{"programs": [], "priorities": []}')
+    assert _writer(ollama_double).reply_json(MESSAGES, ModelReport) == '{"programs": [], "priorities": []}'
+    body = ollama_double.chat_requests()[-1].body
+    assert body["stream"] is False and body["format"]["title"] == "ModelReport"
+    ollama_double.enqueue("", status=404, error="model not found")
+    with pytest.raises(ModelError, match="ollama pull"):
+        _writer(ollama_double).reply_json(MESSAGES, ModelReport)
+    assert len(ollama_double.chat_requests()) == 3            # not retryable: asked once
 
 
 def test_slow_server_times_out_retryably(ollama_double):
+    ollama_double.enqueue("late", delay=3.0)
     ollama_double.enqueue("late", delay=3.0)
     with pytest.raises(ModelError, match="in time") as caught:
         list(_writer(ollama_double, timeout=0.2).stream(MESSAGES))
@@ -114,7 +140,7 @@ def test_refused_connection_is_retryable():
     with socket.socket() as sock:           # a loopback port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    writer = OllamaWriter(client=ollama.Client(host=f"http://127.0.0.1:{port}"), model="llama3.2")
+    writer = ModelClient(client=ollama.Client(host=f"http://127.0.0.1:{port}"), model="llama3.2")
     with pytest.raises(ModelError) as caught:
         list(writer.stream(MESSAGES))
     assert caught.value.retryable
@@ -131,32 +157,34 @@ def test_non_streaming_chat_and_embed_work_on_the_double(ollama_double):
 # --- choosing the writer from settings --------------------------------------------------------------
 
 def test_no_host_means_no_model():
-    assert ollama_writer_from_settings(Settings(ollama_host=None)) is None
+    assert model_client(Settings(ollama_host=None)) is None
 
 
 def test_answering_host_gives_a_writer(ollama_double):
-    writer = ollama_writer_from_settings(Settings(ollama_host=ollama_double.url, llm_model="llama3.2"))
+    writer = model_client(Settings(ollama_host=ollama_double.url, llm_model="llama3.2"))
     assert writer is not None and writer.name == "ollama:llama3.2" and writer.keep_alive == "5m"
     assert [r.path for r in ollama_double.requests] == ["/api/tags"]
 
 
 def test_slow_tags_means_no_model(ollama_double):
     ollama_double.set_tags_delay(3.0)
-    assert ollama_writer_from_settings(Settings(ollama_host=ollama_double.url), probe_timeout=0.2) is None
+    assert model_client(Settings(ollama_host=ollama_double.url), probe_timeout=0.2) is None
 
 
 def test_network_guard_blocks_non_loopback_hosts():
     with NetworkGuard() as guard:
         with pytest.raises(NetworkBlocked):
             socket.create_connection(("192.0.2.1", 11434), timeout=0.5)
-        assert ollama_writer_from_settings(Settings(ollama_host="http://192.0.2.1:11434")) is None
+        assert model_client(Settings(ollama_host="http://192.0.2.1:11434")) is None
     assert len(guard.attempts) == 2
 
 
 # --- deterministic ------------------------------------------------------------------------------
 
 def _deterministic(rows, unpriced=(), sources=(EXCERPT,)):
-    text = "".join(DeterministicWriter().stream(QUESTION, rows, unpriced, sources))
+    prepared = Prepared(question=QUESTION, detection=Detection(codes=(), families=(), explicit=()), rows=tuple(rows),
+                        unpriced=tuple(unpriced), sources=tuple(sources), messages=[], warnings=())
+    text = "".join(DeterministicWriter().stream(prepared))
     return text, guard_text(text, build_evidence(rows, sources))
 
 

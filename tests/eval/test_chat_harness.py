@@ -7,24 +7,20 @@ import json
 import pytest
 
 from carenav_core import cli
-from carenav_core.chat.events import DoneEvent, SourcesEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.answer import Answer
+from carenav_core.chat.events import DoneEvent, SourcesEvent, TokenEvent, ValuationEvent
 from carenav_core.eval.chat import run_chat_evaluation
 from carenav_core.eval.golden import GoldenQuestion
-from carenav_core.eval.scoring import released_prose, score_answer
+from carenav_core.eval.scoring import score_answer
 from carenav_core.eval.scripted_model import ScriptedAnswer
-from carenav_core.pfs.valuation import open_reader
 from tests.app.conftest import use_settings
 
 SUBSET = 40
 
 
 @pytest.fixture(scope="module")
-def results(full_settings, oracle):
-    con = open_reader(full_settings.duckdb_file)
-    try:
-        return run_chat_evaluation(full_settings, con, oracle, seed=7, questions=SUBSET)
-    finally:
-        con.close()
+def results(backends, oracle):
+    return run_chat_evaluation(backends, oracle, seed=7, questions=SUBSET)
 
 
 def test_subset_is_mixed_and_hostile_enough(results):
@@ -66,7 +62,7 @@ def test_a_leaked_hostile_sentence_an_untraced_number_and_a_bad_citation_are_cou
     events = [TokenEvent(text="Fine [89 FR 1 ¶1]. "), TokenEvent(text=HOSTILE),
               SourcesEvent(cited=(), also_retrieved=()), DoneEvent(writer="ollama:x", withheld=0)]
     script = [ScriptedAnswer(mode="wrong_number", good=(), hostile=(HOSTILE,), chunks=())]
-    score = score_answer(QUESTION, events, script, oracle, 4)
+    score = score_answer(QUESTION, Answer.from_events(QUESTION.text, events), script, oracle, 4)
     assert score.hostile_released == [HOSTILE] and score.untraced == ["99.99"]
     assert score.invalid_citations == ["89 FR 1 ¶1", "SYSTEM"]
 
@@ -74,9 +70,10 @@ def test_a_leaked_hostile_sentence_an_untraced_number_and_a_bad_citation_are_cou
 def test_withheld_notes_are_not_released_prose_and_a_table_on_a_control_is_seen(oracle):
     note = "(removed: states $99.99, which is not in the evidence it cites.) "
     events = [ValuationEvent(codes=("G0556",), families=(), rows=(), provenance=(), unpriced=()),
-              WarningEvent(kind="withheld", message=note), TokenEvent(text=note), TokenEvent(text="Rest.")]
-    assert released_prose(events) == "Rest."
-    assert score_answer(QUESTION, events, [], oracle, 4).valuation_block
+              TokenEvent(text=note, withheld=True, reasons=("states $99.99",)), TokenEvent(text="Rest.")]
+    folded = Answer.from_events(QUESTION.text, events)
+    assert folded.released_text == "Rest."
+    assert score_answer(QUESTION, folded, [], oracle, 4).valuation_block
 
 
 def test_cli_runs_the_harness_and_writes_json(full_settings, monkeypatch, tmp_path, capsys):

@@ -15,7 +15,7 @@ import streamlit as st
 from carenav_core.pfs.build import build
 from carenav_core.pfs.sources import SourceCatalog, load_catalog
 from carenav_core.retrieval.index import index_documents
-from carenav_core.retrieval.store import forget_store
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import PROJECT_ROOT, Settings
 from tests.app.conftest import use_settings
 
@@ -71,7 +71,9 @@ def small_settings(root: Path, mirror: Path, *, fr: tuple[str, ...] = SMALL_FR) 
     write_sources(data_dir, fr)
     settings = Settings(data_dir=data_dir, mirror=own_mirror, pg_dir=root / "pg", database_url=None, embedder="onnx")
     build(settings, catalog=small_catalog())
-    index_documents(settings)
+    store = Store(settings)
+    index_documents(settings, store)
+    store.close()
     return settings
 
 
@@ -80,7 +82,6 @@ def stoppable_settings(tmp_path, mirror):
     """Small private data whose embedded server the test may stop (one FR document)."""
     settings = small_settings(tmp_path, mirror, fr=SMALL_FR[:1])
     yield settings
-    forget_store(settings)
     try:
         stop_embedded_server(settings)
     except Exception:   # already stopped by the test
@@ -90,9 +91,21 @@ def stoppable_settings(tmp_path, mirror):
 @pytest.fixture(scope="session")
 def reliable_settings(tmp_path_factory, mirror):
     """Small private data shared by the read-only tests of this suite (never stopped or rebuilt)."""
-    settings = small_settings(tmp_path_factory.mktemp("reliable"), mirror, fr=SMALL_FR[:1])
-    yield settings
-    forget_store(settings)
+    return small_settings(tmp_path_factory.mktemp("reliable"), mirror, fr=SMALL_FR[:1])
+
+
+@pytest.fixture
+def stoppable_store(stoppable_settings):
+    store = Store(stoppable_settings)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session")
+def reliable_store(reliable_settings):
+    store = Store(reliable_settings)
+    yield store
+    store.close()
 
 
 @pytest.fixture(scope="session")

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from sqlalchemy import text
 from streamlit.testing.v1 import AppTest
 
+from carenav_core.backends import Backends
 from carenav_core.chat.events import DoneEvent, SourcesEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.pipeline import MAX_QUESTION, answer
 from carenav_core.cli import main
@@ -27,7 +28,7 @@ from carenav_core.errors import DataError
 from carenav_core.pfs.parse import parse_pprrvu
 from carenav_core.retrieval.fr import FrDocument
 from carenav_core.retrieval.index import document_chunks
-from carenav_core.retrieval.store import get_store
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import PROJECT_ROOT, Settings
 
 # --- CMS files ------------------------------------------------------------------------------------
@@ -121,8 +122,9 @@ def test_fr_excerpt_cut_mid_tag_indexes_no_markup(tmp_path):
     "كم يدفع Medicare مقابل G0556؟", "G0556 の支払いはいくらですか 🤔💊", "\u200f\u202bG0556\u202c\u200e ما هو؟",
     "G0556\u0000\u0007\u001b[2J\u0085\u2028\ufeff", "x " * 10000 + "G0556"],
     ids=["arabic", "cjk-emoji", "rtl-marks", "control", "20005-chars"])
-def test_questions_in_other_scripts_and_with_control_characters(reliable_settings, reliable_db, question):
-    events = list(answer(question, reliable_settings, fee_db=reliable_db))
+def test_questions_in_other_scripts_and_with_control_characters(reliable_settings, reliable_db, reliable_store,
+                                                                question):
+    events = list(answer(question, Backends(settings=reliable_settings, fee_db=reliable_db, store=reliable_store)))
     assert isinstance(events[-1], DoneEvent) and isinstance(events[-2], SourcesEvent)
     truncated = [e for e in events if isinstance(e, WarningEvent) and e.kind == "truncated"]
     if len(question) > MAX_QUESTION:
@@ -134,13 +136,14 @@ def test_questions_in_other_scripts_and_with_control_characters(reliable_setting
 # --- HTML and script are shown as text -------------------------------------------------------------
 
 def _render_hostile_sources() -> None:
-    from carenav_core.chat.events import Source, SourcesEvent
-    from carenav_core.ui.chat_view import Turn, render_after
+    from carenav_core.chat.answer import Answer
+    from carenav_core.chat.events import DoneEvent, Source, SourcesEvent
+    from carenav_core.ui.chat_view import render_after
     hostile = Source(label="[89 FR 1 ¶1]", title="<img src=x onerror=alert(1)>", kind="final rule",
                      published="2024-12-09", url="https://www.federalregister.gov/d/2024-25382",
                      text="<script>alert('x')</script> <b>bold</b> [click](javascript:alert(1)) G0556")
-    render_after(Turn(question="<script>q</script>", sources=SourcesEvent(cited=(hostile,), also_retrieved=()),
-                      writer="deterministic"))
+    render_after(Answer.from_events("<script>q</script>", [SourcesEvent(cited=(hostile,), also_retrieved=()),
+                                                           DoneEvent(writer="deterministic", withheld=0)]))
 
 
 def test_retrieved_paragraph_with_html_is_escaped_in_the_sources():
@@ -162,8 +165,10 @@ def table_counts(settings) -> tuple:
     from carenav_core.pfs.valuation import open_reader
     with open_reader(settings.duckdb_file) as con:
         rvu = con.execute("SELECT count(*) FROM current_rvu").fetchone()[0]
-    with get_store(settings).engine.connect() as conn:
+    store = Store(settings)
+    with store.engine.connect() as conn:
         chunks = conn.execute(text("SELECT count(*) FROM chunks")).scalar()
+    store.close()
     return rvu, chunks
 
 

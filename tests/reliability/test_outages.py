@@ -19,9 +19,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from carenav_core.backends import Backends
 from carenav_core.chat.events import DoneEvent, SourcesEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.pipeline import answer
-from carenav_core.chat.writers import OllamaWriter
+from carenav_core.llm import ModelClient
 from carenav_core.pfs.valuation import open_reader
 from carenav_core.retrieval.store import embedded_url
 from carenav_core.settings import PROJECT_ROOT
@@ -42,30 +43,32 @@ def warnings_of(events, kind: str) -> list[WarningEvent]:
     return [e for e in events if isinstance(e, WarningEvent) and e.kind == kind]
 
 
-def test_postgres_stopped_mid_session_degrades_then_recovers(stoppable_settings):
+def test_postgres_stopped_mid_session_degrades_then_recovers(stoppable_settings, stoppable_store):
     settings = stoppable_settings
     with open_reader(settings.duckdb_file) as con:
-        before = list(answer(CCM, settings, fee_db=con))
+        backends = Backends(settings=settings, fee_db=con, store=stoppable_store)
+        before = list(answer(CCM, backends))
         complete(before)
         assert (before[-2].cited or before[-2].also_retrieved) and not warnings_of(before, "retrieval")
         stop_embedded_server(settings)                  # pg_ctl stop under the cached engine
-        during = list(answer(CCM, settings, fee_db=con))
+        during = list(answer(CCM, backends))
         complete(during)
         assert warnings_of(during, "retrieval") and not (during[-2].cited or during[-2].also_retrieved)
         assert [r.payment_nonfac for r in during[0].rows] == [r.payment_nonfac for r in before[0].rows]
         embedded_url(settings.pg_folder)                # the server comes back (same data folder)
-        after = list(answer(CCM, settings, fee_db=con))
+        after = list(answer(CCM, backends))
     complete(after)
     assert not warnings_of(after, "retrieval"), "a session recovers once the server is back"
     assert after[-2] == before[-2]
 
 
-def test_duckdb_file_removed_mid_session_keeps_the_open_answering(stoppable_settings):
+def test_duckdb_file_removed_mid_session_keeps_the_open_answering(stoppable_settings, stoppable_store):
     settings = stoppable_settings
     con = open_reader(settings.duckdb_file)
-    first = list(answer(CCM, settings, fee_db=con))
+    backends = Backends(settings=settings, fee_db=con, store=stoppable_store)
+    first = list(answer(CCM, backends))
     settings.duckdb_file.unlink()
-    second = list(answer(CCM, settings, fee_db=con))    # the open connection still reads the build it opened
+    second = list(answer(CCM, backends))    # the open connection still reads the build it opened
     con.close()
     complete(second)
     assert second[0].rows == first[0].rows
@@ -147,13 +150,14 @@ class _StallingModel:
 
 
 @pytest.mark.parametrize("how", ["server stopped", "stalls past the timeout"])
-def test_model_lost_mid_stream_gives_a_complete_labelled_answer(reliable_settings, reliable_db, how):
+def test_model_lost_mid_stream_gives_a_complete_labelled_answer(reliable_settings, reliable_db, reliable_store, how):
     model = _StallingModel(["CMS values CCM ", "with work RVUs. ", "And then"])
-    writer = OllamaWriter(client=ollama.Client(host=model.url, timeout=1.0 if how != "server stopped" else 30),
-                          model="llama3.2")
+    client = ModelClient(client=ollama.Client(host=model.url, timeout=1.0 if how != "server stopped" else 30),
+                         model="llama3.2")
+    backends = Backends(settings=reliable_settings, fee_db=reliable_db, store=reliable_store, model=client)
     try:
         events = []
-        for event in answer("How is 99490 valued?", reliable_settings, fee_db=reliable_db, writer=writer):
+        for event in answer("How is 99490 valued?", backends):
             events.append(event)
             if how == "server stopped" and model.streaming.is_set() and not model.release.is_set():
                 model.stop()

@@ -21,7 +21,7 @@ import carenav_core.pfs.build as pfs_build
 from carenav_core.build_all import build_all
 from carenav_core.pfs.valuation import open_reader, value
 from carenav_core.retrieval.search import code_cited, retrieve
-from carenav_core.retrieval.store import forget_store, get_store
+from carenav_core.retrieval.store import Store
 from tests.reliability.conftest import SMALL_FR, small_catalog, small_settings, write_release_files
 
 READERS = 10
@@ -67,7 +67,8 @@ class AppLikeReader:
             self.con.close()
 
 
-def reader(settings, worker: int, stop: threading.Event, seen: Observed) -> None:
+def reader(store: Store, worker: int, stop: threading.Event, seen: Observed) -> None:
+    settings = store.settings
     app = AppLikeReader(settings.duckdb_file)
     turn = 0
     try:
@@ -76,8 +77,8 @@ def reader(settings, worker: int, stop: threading.Event, seen: Observed) -> None
             time.sleep(0.05)          # a person's pace, not a benchmark: the build must get the CPU too
             rows, unpriced = value(app.connection(), CODES, years=settings.years)
             question = QUESTIONS[(worker + turn) % len(QUESTIONS)]
-            found = retrieve(question, K, ("rules",), settings)
-            cited = code_cited(CITED, 2, settings)
+            found = retrieve(store, question, K, ("rules",))
+            cited = code_cited(store, CITED, 2)
             with seen.lock:
                 seen.valuations.append((time.monotonic(), frozenset(r.sha256 for r in rows),
                                         (tuple(map(row_key, rows)), tuple(unpriced))))
@@ -90,10 +91,10 @@ def reader(settings, worker: int, stop: threading.Event, seen: Observed) -> None
         app.close()
 
 
-def count_chunks(settings, stop: threading.Event, seen: Observed) -> None:
+def count_chunks(store: Store, stop: threading.Event, seen: Observed) -> None:
     """Chunks per document, in one statement (one snapshot), as often as possible."""
     try:
-        with get_store(settings).engine.connect() as conn:
+        with store.engine.connect() as conn:
             while not stop.is_set():
                 counts = dict(conn.execute(text("SELECT doc_id, count(*) FROM chunks WHERE collection = 'rules' "
                                                 "GROUP BY doc_id")).all())
@@ -114,32 +115,34 @@ def shas(con) -> frozenset[str]:
 def small_data(request, tmp_path, mirror, monkeypatch):
     settings = small_settings(tmp_path, mirror, fr=request.param)
     monkeypatch.setattr(pfs_build, "load_catalog", small_catalog)   # build_all's own catalog, two releases
-    yield settings
-    forget_store(settings)
+    store = Store(settings)
+    yield store
+    store.close()
 
 
 def test_forced_rebuild_under_ten_readers_never_mixes_builds(small_data, mirror):
-    settings = small_data
+    store = small_data
+    settings = store.settings
     with open_reader(settings.duckdb_file) as con:
         before_shas = shas(con)
         rows, unpriced = value(con, CODES, years=settings.years)
     expected_valuation = (tuple(map(row_key, rows)), tuple(unpriced))
-    with get_store(settings).engine.connect() as conn:
+    with store.engine.connect() as conn:
         expected_counts = dict(conn.execute(text("SELECT doc_id, count(*) FROM chunks WHERE collection = 'rules' "
                                                  "GROUP BY doc_id")).all())
         chunk_text = dict(conn.execute(text("SELECT label, text FROM chunks WHERE collection = 'rules'")).all())
-    expected_cited = code_cited(CITED, 2, settings).hits
+    expected_cited = code_cited(store, CITED, 2).hits
     assert rows and expected_counts and expected_cited
 
     write_release_files(settings.mirror, mirror, "b")      # the rebuild publishes other sha256s
     seen, stop = Observed(), threading.Event()
-    threads = [threading.Thread(target=reader, args=(settings, n, stop, seen)) for n in range(READERS)]
-    threads.append(threading.Thread(target=count_chunks, args=(settings, stop, seen)))
+    threads = [threading.Thread(target=reader, args=(store, n, stop, seen)) for n in range(READERS)]
+    threads.append(threading.Thread(target=count_chunks, args=(store, stop, seen)))
     for thread in threads:
         thread.start()
     time.sleep(1.0)
     started = time.monotonic()
-    lines = build_all(settings, force=True)
+    lines = build_all(settings, store, force=True)
     finished = time.monotonic()
     time.sleep(1.0)
     stop.set()

@@ -10,14 +10,15 @@ from carenav_core.retrieval.chunk import Chunk
 from carenav_core.retrieval.commands import register
 from carenav_core.retrieval.index import index_chunks, index_documents
 from carenav_core.retrieval.search import code_cited, exact_search, merge, retrieve
+from carenav_core.retrieval.store import Store
 from carenav_core.settings import Settings
 from tests.fixtures_pg import TEST_DOCUMENTS
 
 ROOT = Path(__file__).parents[2]
 
 
-def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(pg_settings):
-    result = retrieve("how did CMS value G0557", 5, ("rules",), pg_settings)
+def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(pg_store):
+    result = retrieve(pg_store, "how did CMS value G0557", 5, ("rules",))
     assert result.warnings == () and len(result.hits) == 5
     assert all(h.document_number == "2024-25382" and 97856 <= h.page <= 97903 for h in result.hits[:3])
     assert any(h.heading.endswith("(2) APCM Level 2 (HCPCS Code G0557)") for h in result.hits)
@@ -27,12 +28,12 @@ def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(pg_settings):
     assert hit.rule_id == "CMS-1807-F" and hit.published == "2024-12-09"
 
 
-def test_code_cited_g0556_hand_checked(pg_settings):
+def test_code_cited_g0556_hand_checked(pg_store):
     # Checked by hand in 2024-25382.II-G.frag.xml: "Many commenters expressed concerns that the
     # proposed valuation of G0556" (line 2081) follows <PRTPAGE P="97899"/> (line 2030);
     # "Commenters had several proposed solutions" (line 2097) follows P="97900" (line 2092);
     # the G0557 descriptor "HCPCS code G0557 (Advanced primary care ..." (line 468) follows P="97865" (line 441).
-    hits = code_cited(["G0556"], 3, pg_settings).hits
+    hits = code_cited(pg_store, ["G0556"], 3).hits
     assert [(h.page, h.citation) for h in hits] == [(97899, "89 FR 97899"), (97900, "89 FR 97900"),
                                                    (97865, "89 FR 97865")]
     assert "Many commenters expressed concerns that the proposed valuation of G0556" in hits[0].text
@@ -40,45 +41,45 @@ def test_code_cited_g0556_hand_checked(pg_settings):
     assert all("G0556" in h.codes and h.rule_id == "CMS-1807-F" for h in hits)
 
 
-def test_merge_keeps_retrieved_rank_then_adds_new_cited(pg_settings):
-    retrieved = retrieve("APCM level 1 valuation", 3, ("rules",), pg_settings)
-    cited = code_cited(["G0556", "G0558"], 2, pg_settings)
-    merged = merge(retrieved, cited)
+def test_merge_keeps_retrieved_rank_then_adds_new_cited(pg_store):
+    retrieved = retrieve(pg_store, "APCM level 1 valuation", 3, ("rules",))
+    cited = code_cited(pg_store, ["G0556", "G0558"], 2)
+    merged = list(merge(retrieved, cited).hits)
     assert merged[:3] == list(retrieved.hits)
     assert len({h.chunk_id for h in merged}) == len(merged)
     assert {h.chunk_id for h in merged} == {h.chunk_id for h in retrieved.hits + cited.hits}
 
 
-def test_since_filters_by_publication_date(pg_settings):
-    hits = retrieve("corrections to the final rule", 5, ("rules",), pg_settings, since=date(2025, 1, 1)).hits
+def test_since_filters_by_publication_date(pg_store):
+    hits = retrieve(pg_store, "corrections to the final rule", 5, ("rules",), since=date(2025, 1, 1)).hits
     assert hits and all(h.document_number == "2025-08676" and h.kind == "correction" for h in hits)
 
 
 def test_database_down_is_a_warning_and_no_hits(tmp_path):
-    down = Settings(data_dir=tmp_path, database_url="postgresql://nobody@127.0.0.1:1/none")
-    for result in (retrieve("G0557", 5, ("rules",), down), code_cited(["G0556"], 3, down),
+    down = Store(Settings(data_dir=tmp_path, database_url="postgresql://nobody@127.0.0.1:1/none"))
+    for result in (retrieve(down, "G0557", 5, ("rules",)), code_cited(down, ["G0556"], 3),
                    exact_search(down, "programs", "income limit", 3)):
         assert result.hits == () and len(result.warnings) == 1 and "failed" in result.warnings[0]
 
 
-def test_second_index_run_changes_nothing(pg_settings):
-    report = index_documents(pg_settings, only=TEST_DOCUMENTS)
+def test_second_index_run_changes_nothing(pg_store):
+    report = index_documents(pg_store.settings, pg_store, only=TEST_DOCUMENTS)
     assert report.embedded_documents == () and report.chunks_embedded == 0
     assert len(report.unchanged_documents) == 4
 
 
-def test_generic_collection_and_exact_search(pg_settings):
+def test_generic_collection_and_exact_search(pg_store):
     chunks = [Chunk(doc_id=key, seq=0, label=f"[{key}]", heading=key, text=body, codes=())
               for key, body in (("copes", "COPES pays for in-home personal care for adults who need nursing "
                                           "facility level of care."),
                                 ("snap", "Basic Food (SNAP) helps households with low income buy groceries."))]
-    report = index_chunks(pg_settings, "test_programs", chunks)
+    report = index_chunks(pg_store, "test_programs", chunks)
     assert report.chunks_embedded == 2
-    hits = exact_search(pg_settings, "test_programs", "help buying food", 2).hits
+    hits = exact_search(pg_store, "test_programs", "help buying food", 2).hits
     assert [h.doc_id for h in hits] == ["snap", "copes"] and 0 < hits[1].score < hits[0].score <= 1
-    only = exact_search(pg_settings, "test_programs", "help buying food", 2, doc_id="copes").hits
+    only = exact_search(pg_store, "test_programs", "help buying food", 2, doc_id="copes").hits
     assert [h.doc_id for h in only] == ["copes"]
-    assert all(h.collection == "rules" for h in retrieve("personal care", 5, ("rules",), pg_settings).hits)
+    assert all(h.collection == "rules" for h in retrieve(pg_store, "personal care", 5, ("rules",)).hits)
 
 
 def test_cli_search_json(pg_settings, capsys):
@@ -91,19 +92,20 @@ def test_cli_search_json(pg_settings, capsys):
     assert any(97856 <= h["page"] <= 97903 for h in hits[:5]) and "G0557" in {c for h in hits for c in h["codes"]}
 
 
-def test_labelled_queries_hybrid_at_least_as_good_as_either_ranker(pg_settings):
+def test_labelled_queries_hybrid_at_least_as_good_as_either_ranker(pg_store):
     spec = importlib.util.spec_from_file_location("bench_retrieval", ROOT / "bench" / "bench_retrieval.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     queries = [q for q in bench.load_queries() if all(d.split(":")[0] in TEST_DOCUMENTS for d in q["documents"])]
     assert len(queries) >= 20
-    recall = {mode: bench.recall_at(pg_settings, queries, mode, 5) for mode in ("vector", "keyword", "hybrid")}
+    recall = {mode: bench.recall_at(pg_store, queries, mode, 5) for mode in ("vector", "keyword", "hybrid")}
     # On this XML-only index hybrid and keyword are within a query of each other (0.529 vs 0.528
     # when measured); the full-corpus margin is larger (bench/). Allow float noise across machines.
     assert recall["hybrid"] >= max(recall["vector"], recall["keyword"]) - 0.01, recall
 
 
 def test_querying_with_another_embedder_warns_to_rebuild_with_force(pg_settings, ollama_double):
-    other = pg_settings.model_copy(update={"embedder": "ollama", "ollama_host": ollama_double.url})
-    result = retrieve("how did CMS value G0557", 5, ("rules",), other)
+    other = Store(pg_settings.model_copy(update={"embedder": "ollama", "ollama_host": ollama_double.url}))
+    result = retrieve(other, "how did CMS value G0557", 5, ("rules",))
+    other.close()
     assert result.hits == () and "--force" in result.warnings[0] and "384" in result.warnings[0]

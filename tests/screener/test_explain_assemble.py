@@ -6,6 +6,7 @@ import json
 import ollama
 import pytest
 
+from carenav_core.llm import ModelClient
 from carenav_core.errors import StoreError
 from carenav_core.screener.assemble import confidence, run_screen
 from carenav_core.screener.corpus import Passage, load_chunks, load_manifest, split_document
@@ -83,7 +84,7 @@ def test_low_scores_and_store_errors_fail_retrieval():
 def test_model_report_is_used_and_its_labels_are_discarded():
     candidates = _candidates()
     with OllamaDouble([_reply(candidates)]) as server:
-        report = run_screen(PERSON, on=ON, search=MemorySearch(), client=ollama.Client(host=server.host))
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=ModelClient(client=ollama.Client(host=server.host), model="llama3.2"))
     assert report.writer == "model" and len(server.requests) == 1
     assert report.model_proposals == len(candidates)
     assert report.model_overridden == sum(c.result.classification != "likely_relevant" for c in candidates)
@@ -113,7 +114,7 @@ def test_hostile_replies_are_retried_once_then_the_deterministic_writer_takes_ov
     candidates = _candidates()
     bad = HOSTILE[kind](candidates)
     with OllamaDouble([bad, bad]) as server:
-        report = run_screen(PERSON, on=ON, search=MemorySearch(), client=ollama.Client(host=server.host))
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=ModelClient(client=ollama.Client(host=server.host), model="llama3.2"))
     assert report.writer == "deterministic" and len(server.requests) == 2 and report.rejections
     assert "rejected" in server.requests[1]["messages"][-1]["content"]
     assert {c.program for c in report.cards} == {c.key for c in candidates}
@@ -122,7 +123,7 @@ def test_hostile_replies_are_retried_once_then_the_deterministic_writer_takes_ov
 def test_a_good_second_reply_is_accepted():
     candidates = _candidates()
     with OllamaDouble([HOSTILE["invented program"](candidates), _reply(candidates)]) as server:
-        report = run_screen(PERSON, on=ON, search=MemorySearch(), client=ollama.Client(host=server.host))
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=ModelClient(client=ollama.Client(host=server.host), model="llama3.2"))
     assert report.writer == "model" and report.rejections
 
 
@@ -137,7 +138,7 @@ def test_coverage_claims_for_a_retrieval_failed_program_are_rejected():
 
 def test_model_server_errors_fall_back_without_retry():
     with OllamaDouble([], status=500) as server:
-        report = run_screen(PERSON, on=ON, search=MemorySearch(), client=ollama.Client(host=server.host))
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=ModelClient(client=ollama.Client(host=server.host), model="llama3.2"))
     assert report.writer == "deterministic" and len(server.requests) == 1
     assert "model call failed" in report.rejections[0]
 
@@ -181,8 +182,9 @@ def test_broken_manifests_are_rejected(text, words):
         parse_manifest(text)
 
 
-def test_edges_build_a_client_only_when_a_host_is_configured():
-    from carenav_core.screener.edges import model_client
+def test_the_model_client_exists_only_when_a_configured_host_answers(ollama_double):
+    from carenav_core.llm import model_client
     from carenav_core.settings import Settings
     assert model_client(Settings()) is None
-    assert isinstance(model_client(Settings(ollama_host="http://127.0.0.1:9")), ollama.Client)
+    assert model_client(Settings(ollama_host="http://127.0.0.1:9"), probe_timeout=0.5) is None
+    assert isinstance(model_client(Settings(ollama_host=ollama_double.url)), ModelClient)

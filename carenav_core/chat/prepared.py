@@ -1,0 +1,20 @@
+"""Everything decided about one question before any prose is written."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from carenav_core.chat.events import Source, WarningEvent
+from carenav_core.codes import Detection
+from carenav_core.pfs.rows import ValuationRow
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """The evidence (rows, sources) and the exact prompt; a writer turns it into prose."""
+    question: str
+    detection: Detection
+    rows: tuple[ValuationRow, ...]
+    unpriced: tuple[str, ...]
+    sources: tuple[Source, ...]
+    messages: list[dict[str, str]]
+    warnings: tuple[WarningEvent, ...]

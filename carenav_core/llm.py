@@ -1,0 +1,137 @@
+"""One language-model client for the chat and the screener: probe, stream, JSON reply, timeout,
+one retry on a retryable error. Callers fall back to their deterministic writer (with a visible
+warning) when it raises ModelError; the client itself decides nothing.
+
+The model is never trusted: whatever this returns is checked by code (chat/guard.py,
+screener/explain.py cross_check) before a user sees it.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import httpx
+import ollama
+from pydantic import BaseModel
+
+from carenav_core.errors import ModelError
+from carenav_core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PROBE_TIMEOUT = 2.0   # seconds GET /api/tags may take before we write without a model
+TRANSPORT_ERRORS = (ollama.ResponseError, ConnectionError, httpx.TransportError)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Probe:
+    """What GET /api/tags said: reachable, and whether the configured model is listed."""
+    host: str
+    reachable: bool
+    has_model: bool
+    detail: str
+
+
+def probe(settings: Settings, timeout: float = PROBE_TIMEOUT) -> Probe | None:
+    """Ask the configured server which models it has; None when no server is configured."""
+    if not settings.ollama_host:
+        return None
+    host, model = settings.ollama_host, settings.llm_model
+    try:
+        with ollama.Client(host=host, timeout=timeout) as client:
+            names = {m.model for m in client.list().models}
+    except (*TRANSPORT_ERRORS, httpx.HTTPError, OSError, ValueError) as exc:
+        return Probe(host=host, reachable=False, has_model=False, detail=f"{host} unreachable ({type(exc).__name__})")
+    has_model = bool(names & {model, f"{model}:latest"})
+    detail = f"Ollama at {host}: model {model} " + ("available" if has_model else f"NOT pulled (ollama pull {model})")
+    return Probe(host=host, reachable=True, has_model=has_model, detail=detail)
+
+
+def model_error(exc: Exception, model: str) -> ModelError:
+    """Map a client/transport failure to ModelError, saying whether a retry may help."""
+    if isinstance(exc, ollama.ResponseError):
+        status = exc.status_code
+        retryable = status < 0 or status >= 500 or status == 429
+        hint = f" (is the model pulled? run `ollama pull {model}`)" if status == 404 else ""
+        return ModelError(f"Ollama refused the request for {model}: {exc}{hint}", retryable=retryable)
+    if isinstance(exc, httpx.TimeoutException):
+        return ModelError(f"Ollama did not answer in time for {model}: {exc!r}", retryable=True)
+    return ModelError(f"Ollama connection failed for {model}: {exc!r}", retryable=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelClient:
+    """The official `ollama` client bound to one model, with the retry policy of STYLE.md §8:
+    a retryable error before anything was produced is tried once more, then ModelError is raised."""
+    client: ollama.Client
+    model: str
+    keep_alive: str | float | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """Writer name shown to users, e.g. "ollama:llama3.2"."""
+        return f"ollama:{self.model}"
+
+    def stream(self, messages: list[dict[str, str]], options: dict[str, Any] | None = None) -> Iterator[str]:
+        """Content chunks of a streamed chat reply. ModelError when the request or the stream fails
+        (including a stream that ends before its final ``done`` line)."""
+        produced = False
+        for attempt in (1, 2):
+            try:
+                for chunk in self._stream_once(messages, options):
+                    produced = True
+                    yield chunk
+                return
+            except ModelError as exc:
+                if produced or not exc.retryable or attempt == 2:
+                    raise
+                log.warning("model request failed (%s); trying once more", exc)
+
+    def _stream_once(self, messages: list[dict[str, str]], options: dict[str, Any] | None) -> Iterator[str]:
+        try:
+            parts = self.client.chat(model=self.model, messages=messages, stream=True, keep_alive=self.keep_alive,
+                                     options={**self.options, **(options or {})} or None)
+            for part in parts:
+                if part.message and part.message.content:
+                    yield part.message.content
+                if part.done:
+                    return
+        except TRANSPORT_ERRORS as exc:
+            raise model_error(exc, self.model) from exc
+        except ValueError as exc:   # a line that is not JSON, or not a chat response
+            raise ModelError(f"Ollama sent an unreadable reply for {self.model}: {exc}", retryable=False) from exc
+        raise ModelError(f"Ollama stream for {self.model} ended before it was done", retryable=True)
+
+    def reply_json(self, messages: list[dict[str, str]], schema: type[BaseModel],
+                   options: dict[str, Any] | None = None) -> str:
+        """One non-streamed reply constrained to `schema`'s JSON schema (the caller validates it)."""
+        for attempt in (1, 2):
+            try:
+                response = self.client.chat(model=self.model, messages=messages, stream=False,
+                                            format=schema.model_json_schema(), keep_alive=self.keep_alive,
+                                            options={**self.options, **(options or {})} or None)
+                return response.message.content or ""
+            except TRANSPORT_ERRORS as exc:
+                error = model_error(exc, self.model)
+            except ValueError as exc:
+                error = ModelError(f"Ollama sent an unreadable reply for {self.model}: {exc}", retryable=False)
+            if not error.retryable or attempt == 2:
+                raise error
+            log.warning("model request failed (%s); trying once more", error)
+        raise AssertionError("unreachable")
+
+
+def model_client(settings: Settings, *, probe_timeout: float = PROBE_TIMEOUT) -> ModelClient | None:
+    """A ModelClient when `settings.ollama_host` is set and answers within `probe_timeout` seconds;
+    None otherwise (callers then use their deterministic writer and say so)."""
+    found = probe(settings, probe_timeout)
+    if found is None or not found.reachable:
+        if found is not None:
+            log.warning("%s; writing without a model", found.detail)
+        return None
+    if not found.has_model:
+        log.warning(found.detail)
+    client = ollama.Client(host=settings.ollama_host, timeout=settings.llm_timeout)
+    return ModelClient(client=client, model=settings.llm_model, keep_alive=settings.keep_alive)
