@@ -1,7 +1,10 @@
 """CareNav: navigation only. Pages live in views/ (not pages/, which Streamlit would also serve in its legacy multipage mode); the work is done in carenav_core."""
 import streamlit as st
 
+from carenav_core.ui.auth import require_sign_in
+
 st.set_page_config(page_title="CareNav", page_icon=":material/health_and_safety:", layout="wide")
+require_sign_in()   # sign-in (OIDC + allow-list), or anonymous on loopback only
 navigation = st.navigation([
     st.Page("views/chat.py", title="Chat", icon=":material/chat:", default=True),
     st.Page("views/codes.py", title="Codes", icon=":material/search:"),

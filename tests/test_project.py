@@ -34,7 +34,8 @@ def test_ci_runs_the_readme_test_command_verbatim():
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="Debian docker-compose is not installed")
 def test_compose_file_is_valid_and_wires_the_services():
-    result = subprocess.run(["docker-compose", "-f", str(PROJECT_ROOT / "compose.yml"), "config"],
+    result = subprocess.run(["docker-compose", "--env-file", str(PROJECT_ROOT / ".env.example"),
+                             "-f", str(PROJECT_ROOT / "compose.yml"), "config"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     config = result.stdout
