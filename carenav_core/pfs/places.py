@@ -1,0 +1,287 @@
+"""Where a question names a place: which Medicare payment localities it means.
+
+`find_places(text, localities, counties)` is pure: it reads only its arguments (a CY's GPCI localities
+and county crosswalk rows, see pfs/locality.py `directory`) and data/places.toml (cities that are not in
+a locality name). It recognises, in this order of specificity:
+  * an explicit locality: "MAC 02102 locality 01", "02402:02";
+  * a county: "King County, WA", "Cook County" (a county the crosswalk does not list by name falls in
+    its state's rest-of-state locality, and says so);
+  * a locality name or a part of one: "Seattle", "Manhattan", "rest of California", "Oakland";
+  * a city of data/places.toml: "Brooklyn" (Kings county), "Portland" (Oregon and Maine);
+  * a state: "Texas", or ", WA" after a place.
+A match inside a longer one is dropped ("California" inside "rest of California", "St. Louis" inside
+"East St. Louis"), and a state named alongside a more specific place of that state only confirms it.
+Several candidate localities make the match ambiguous: every candidate is returned and the caller says so.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from carenav_core.pfs.gpci import STATE_CODES, state_code
+from carenav_core.pfs.locality import CountyArea, Locality
+from carenav_core.settings import PROJECT_ROOT
+
+PLACES_FILE = PROJECT_ROOT / "data" / "places.toml"
+_EXPLICIT = (re.compile(r"\bMAC\s*#?\s*(\d{4,5})\W+(?:LOCALITY|LOC)\s*#?\s*(\d{1,2})\b"),
+             re.compile(r"\b(\d{5})\s*:\s*(\d{2})\b"))
+_STATE_SUFFIX = re.compile(r",\s*([A-Z]{2})\b")           # on the original text: "King County, WA"
+_COUNTY = re.compile(r"((?:[A-Z][A-Z']*\s+){1,3})(?:COUNTY|CNTY|PARISH)\b")
+_SKIP_PIECES = {"REST", "NORTHERN", "SOUTHERN", "SUBURBS", "CNTY", "CNTYS"}
+
+
+class _CityPlace(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    state: str = Field(pattern=r"^[A-Z]{2}$")
+    county: str
+
+
+class _PlacesFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reference: dict[str, str]
+    city: dict[str, list[_CityPlace]]
+
+
+@lru_cache(maxsize=2)
+def load_city_aliases(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str], ...]]:
+    """CITY -> ((state, county), ...) from data/places.toml."""
+    parsed = _PlacesFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    return {city.upper(): tuple((p.state, p.county.upper()) for p in places) for city, places in parsed.city.items()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaceCandidate:
+    """One locality a question may mean, with the words that matched and how."""
+    place: Locality
+    matched: str          # the words of the question, as written
+    how: str              # "locality name", "county KING (CY2025 county file)", "state WA", ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlaceMatch:
+    """The localities a text names. `ambiguous`: more than one candidate locality."""
+    candidates: tuple[PlaceCandidate, ...]
+    ambiguous: bool
+    matched: tuple[str, ...]      # the matched words, in order of appearance
+
+    @property
+    def localities(self) -> tuple[Locality, ...]:
+        seen, out = set(), []
+        for c in self.candidates:
+            if c.place.key not in seen:
+                seen.add(c.place.key)
+                out.append(c.place)
+        return tuple(out)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.candidates)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Hit:
+    start: int
+    end: int
+    places: tuple[Locality, ...]
+    how: str
+    rank: int                     # 0 explicit, 1 county, 2 locality name, 3 city, 4 state
+
+
+def _normal(text: str) -> str:
+    """Upper case, punctuation other than , ' : # as spaces (offsets kept: one char for one char)."""
+    return re.sub(r"[^A-Z0-9,':#\s]", " ", _upper_same_length(text))
+
+
+def _upper_same_length(text: str) -> str:
+    return "".join(c.upper() if len(c.upper()) == 1 else " " for c in text)
+
+
+def _phrase(phrase: str) -> re.Pattern:
+    body = r"[\s,]+".join(re.escape(w.strip(".")) for w in phrase.replace(".", " ").split())
+    return re.compile(rf"(?<![A-Z0-9]){body}(?![A-Z0-9])")
+
+
+@lru_cache(maxsize=4096)
+def _compiled(phrase: str) -> re.Pattern:
+    return _phrase(phrase)
+
+
+def _name_pieces(place: Locality) -> set[str]:
+    """Phrases of a locality name a question may use: the name, and its parts split at - / ( )."""
+    name = place.name.replace("*", "").replace('"', "").strip().upper()
+    outer = re.sub(r"\(.*?\)", " ", name).strip()
+    pieces = {outer} | {p.strip() for p in re.split(r"[-/,()]", name)}
+    pieces |= {p.removeprefix("METROPOLITAN ").strip() for p in pieces}
+    return {p for p in pieces if len(p) >= 4 and p not in STATE_CODES and "+" not in p
+            and not (set(p.replace(".", "").split()) & _SKIP_PIECES and not p.startswith("REST OF "))}
+
+
+def _county_items(area: CountyArea) -> list[tuple[str, str]]:
+    """(county, state code) of a crosswalk row; "X IN VIRGINIA" items belong to that state."""
+    items = []
+    for part in re.split(r"[,;]|\bAND\b", area.counties.upper()):
+        part = " ".join(part.replace("*", "").split())
+        state = state_code(area.state)
+        inside = re.match(r"^(.*?) IN ([A-Z ]+)$", part)
+        if inside and inside.group(2) in STATE_CODES:
+            part, state = inside.group(1), STATE_CODES[inside.group(2)]
+        if part:
+            items.append((part.removesuffix(" COUNTY").removesuffix(" CNTY"), state))
+    return items
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Index:
+    by_key: dict[str, Locality]
+    by_state: dict[str, tuple[Locality, ...]]
+    counties: dict[str, list[tuple[str, str]]]      # COUNTY -> [(state, MAC:LOC)]
+    rest_of_state: dict[str, list[str]]             # state -> MAC:LOC of "ALL (OTHER) COUNTIES"
+    names: dict[str, list[Locality]]                # phrase -> localities
+
+
+@lru_cache(maxsize=8)
+def _index(localities: tuple[Locality, ...], counties: tuple[CountyArea, ...]) -> _Index:
+    by_key = {p.key: p for p in localities}
+    by_state: dict[str, list[Locality]] = {}
+    names: dict[str, list[Locality]] = {}
+    for p in localities:
+        by_state.setdefault(p.state, []).append(p)
+        for piece in _name_pieces(p):
+            names.setdefault(piece, []).append(p)
+    county_map: dict[str, list[tuple[str, str]]] = {}
+    rest: dict[str, list[str]] = {}
+    for area in counties:
+        key = f"{area.mac}:{area.locality}"
+        if area.counties.upper().strip().startswith("ALL "):
+            rest.setdefault(state_code(area.state), []).append(key)
+            continue
+        for county, state in _county_items(area):
+            county_map.setdefault(county, []).append((state, key))
+    return _Index(by_key=by_key, by_state={s: tuple(v) for s, v in by_state.items()}, counties=county_map,
+                  rest_of_state=rest, names=names)
+
+
+def _explicit_hits(text: str, index: _Index) -> list[_Hit]:
+    hits = []
+    for pattern in _EXPLICIT:
+        for m in pattern.finditer(text):
+            place = index.by_key.get(f"{m.group(1).zfill(5)}:{m.group(2).zfill(2)}")
+            if place:
+                hits.append(_Hit(start=m.start(), end=m.end(), places=(place,), how="MAC and locality number", rank=0))
+    return hits
+
+
+def _county_places(county: str, state: str | None, index: _Index) -> tuple[tuple[Locality, ...], str]:
+    """Localities of a county (in `state` when given); a county not listed falls in rest of state."""
+    listed = [key for s, key in index.counties.get(county, []) if state in (None, s)]
+    if listed:
+        return tuple(index.by_key[k] for k in dict.fromkeys(listed) if k in index.by_key), f"county {county}"
+    if state and state in index.rest_of_state:
+        keys = index.rest_of_state[state]
+        return (tuple(index.by_key[k] for k in keys if k in index.by_key),
+                f"county {county} is not listed by name in the {state} crosswalk: rest of state")
+    return (), ""
+
+
+def _state_after(text: str, end: int, original: str) -> str | None:
+    """A state named right after a place: ", WA" (capitals in the original) or ", Washington"."""
+    m = _STATE_SUFFIX.match(original, end)
+    if m and m.group(1) in set(STATE_CODES.values()):
+        return m.group(1)
+    for name, code in STATE_CODES.items():
+        if re.match(rf",?\s*{re.escape(name)}(?![A-Z])", text[end:]):
+            return code
+    return None
+
+
+def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
+    hits = []
+    for m in _COUNTY.finditer(text):
+        words = m.group(1).split()
+        state = _state_after(text, m.end(), original)
+        for size in range(len(words), 0, -1):
+            county = " ".join(words[-size:]).rstrip(".")
+            places, how = _county_places(county, state, index)
+            if places:
+                start = m.start(1) + m.group(1).rfind(words[-size])
+                hits.append(_Hit(start=start, end=m.end(), places=places, how=how, rank=1))
+                break
+    return hits
+
+
+def _phrase_hits(text: str, index: _Index, aliases) -> list[_Hit]:
+    hits = []
+    for phrase, places in index.names.items():
+        for m in _compiled(phrase).finditer(text):
+            hits.append(_Hit(start=m.start(), end=m.end(), places=tuple(places), how=f"locality name {phrase}", rank=2))
+    for city, spots in aliases.items():
+        for m in _compiled(city).finditer(text):
+            found = [p for state, county in spots for p in _county_places(county, state, index)[0]]
+            if found:
+                hits.append(_Hit(start=m.start(), end=m.end(), places=tuple(dict.fromkeys(found)),
+                                 how=f"city {city} (data/places.toml)", rank=3))
+    for name, code in STATE_CODES.items():
+        if "/" in name or code not in index.by_state:
+            continue
+        for m in _compiled(name).finditer(text):
+            hits.append(_Hit(start=m.start(), end=m.end(), places=index.by_state[code], how=f"state {code}", rank=4))
+    return hits
+
+
+def _outermost(hits: list[_Hit]) -> list[_Hit]:
+    """Drop hits inside a longer hit (same-span hits all stay: "Portland" is a locality name and a city)."""
+    kept = []
+    for hit in hits:
+        inside = any(o is not hit and o.start <= hit.start and hit.end <= o.end
+                     and o.end - o.start > hit.end - hit.start for o in hits)
+        if not inside:
+            kept.append(hit)
+    return kept
+
+
+def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit]:
+    """A state named with more specific places confirms them: a state right after a place ("Portland,
+    Maine") or of a place's locality goes, and the places keep only that state's localities when some
+    are left; a state with no place of its own stays (all its localities)."""
+    specific = [h for h in hits if h.rank < 4]
+    if not specific:
+        return hits
+    allowed = {p.key for h in specific for p in h.places if p.state in states}
+    narrowed = [_Hit(start=h.start, end=h.end, places=tuple(p for p in h.places if p.key in allowed), how=h.how,
+                     rank=h.rank) if allowed else h for h in specific]
+    narrowed = [h for h in narrowed if h.places]
+    trailing = [h for h in hits if h.rank == 4 and any(s.end <= h.start and re.fullmatch(r"[\s,]*", text[s.end:h.start])
+                                                       for s in specific)]
+    lone = [h for h in hits if h.rank == 4 and h not in trailing
+            and not any(p.state == h.places[0].state for s in narrowed for p in s.places)]
+    return narrowed + lone
+
+
+def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], counties: tuple[CountyArea, ...] | list[CountyArea],
+                aliases: dict[str, tuple[tuple[str, str], ...]] | None = None) -> PlaceMatch:
+    """The localities `text` names (see the module docstring); no place -> an empty, unambiguous match."""
+    aliases = load_city_aliases() if aliases is None else aliases
+    original = text
+    normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
+    index = _index(tuple(localities), tuple(counties))
+    hits = _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases)
+    hits = _outermost(hits)
+    states = {h.places[0].state for h in hits if h.rank == 4} | {
+        s for h in hits for s in [_state_after(normal, h.end, original)] if s}
+    hits = sorted(_narrow_by_state(hits, states, normal), key=lambda h: (h.start, h.rank))
+    candidates = tuple(PlaceCandidate(place=p, matched=text[h.start:h.end], how=h.how) for h in hits for p in h.places)
+    match = PlaceMatch(candidates=candidates, ambiguous=False, matched=tuple(dict.fromkeys(text[h.start:h.end] for h in hits)))
+    return PlaceMatch(candidates=candidates, ambiguous=len(match.localities) > 1, matched=match.matched)
+
+
+def find_places_in(con, text: str, cy: int) -> PlaceMatch:
+    """`find_places` over the localities of CY `cy` and the county crosswalk that serves it (the latest
+    earlier CY's when `cy` has none: `directory(con).county_note(cy)` says which)."""
+    from carenav_core.pfs.locality import directory
+    book = directory(con)
+    return find_places(text, book.localities(cy), book.county_areas(cy))

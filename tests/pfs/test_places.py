@@ -1,0 +1,72 @@
+"""Places named in questions -> Medicare localities (real CY2026 GPCIs and the CY2025 county file)."""
+from decimal import Decimal
+
+import pytest
+
+from carenav_core.pfs.locality import CountyArea, Locality, directory
+from carenav_core.pfs.places import find_places, find_places_in
+
+
+@pytest.mark.parametrize("text, keys, ambiguous, matched", [
+    ("What does Medicare pay for 99214 in Seattle in 2026?", ["02402:02"], False, ("Seattle",)),
+    ("King County, WA", ["02402:02"], False, ("King County",)),
+    ("Yakima County, WA", ["02402:99"], False, ("Yakima County",)),      # not listed: rest of state
+    ("Manhattan", ["13202:01"], False, ("Manhattan",)),
+    ("rest of California", ["01112:75"], False, ("rest of California",)),
+    ("MAC 02102 locality 01", ["02102:01"], False, ("MAC 02102 locality 01",)),
+    ("price at 02402:02 please", ["02402:02"], False, ("02402:02",)),
+    ("Cook County, Illinois", ["06102:16"], False, ("Cook County",)),
+    ("East St. Louis", ["06102:12"], False, ("East St. Louis",)),         # not also metro St. Louis
+    ("St Louis", ["05302:01"], False, ("St Louis",)),
+    ("Washington, D.C.", ["12202:01"], False, ("Washington, D.C",)),
+    ("Prince George's County, Maryland", ["12202:01"], False, ("Prince George's County",)),
+    ("Brooklyn", ["13202:02"], False, ("Brooklyn",)),
+    ("Portland, Maine", ["14112:03"], False, ("Portland",)),
+    ("Portland", ["02302:01", "14112:03"], True, ("Portland",)),
+    ("Compare Miami and Dallas", ["09102:04", "04412:11"], True, ("Miami", "Dallas")),
+    ("Seattle, Washington", ["02402:02"], False, ("Seattle",)),
+])
+def test_places_in_questions(fee_db, text, keys, ambiguous, matched):
+    match = find_places_in(fee_db, text, 2026)
+    assert [p.key for p in match.localities] == keys
+    assert match.ambiguous is ambiguous
+    assert match.matched == matched
+
+
+def test_a_state_is_every_locality_of_it_and_ambiguous(fee_db):
+    match = find_places_in(fee_db, "99214 in Texas", 2026)
+    texas = [p.key for p in directory(fee_db).localities(2026) if p.state == "TX"]
+    assert sorted(p.key for p in match.localities) == sorted(texas) and len(texas) == 8
+    assert match.ambiguous and {c.how for c in match.candidates} == {"state TX"}
+
+
+@pytest.mark.parametrize("text", ["How is G0556 valued in 2026?", "99214 vs 99215", "Is APCM paid by report?",
+                                  "What changed per 89 FR 97710?", "in the office or at the hospital"])
+def test_no_place_means_national(fee_db, text):
+    match = find_places_in(fee_db, text, 2026)
+    assert not match.found and match.localities == () and not match.ambiguous and match.matched == ()
+
+
+def test_unknown_explicit_locality_is_not_invented(fee_db):
+    assert not find_places_in(fee_db, "MAC 99999 locality 01", 2026).found
+
+
+def _place(key, state, name):
+    mac, loc = key.split(":")
+    one = Decimal(1)
+    return Locality(cy=2030, mac=mac, locality=loc, state=state, name=name, gpci_work=one, gpci_pe=one, gpci_mp=one,
+                    release_id="x", source_file="x", sha256="x")
+
+
+def test_pure_function_reads_only_its_arguments():
+    """A made-up directory: results follow it, not the database."""
+    places = [_place("00001:01", "WA", "EMERALD CITY (KING CNTY)"), _place("00001:99", "WA", "REST OF WASHINGTON")]
+    counties = [CountyArea(cy=2030, mac="00001", locality="01", state="WASHINGTON", fee_schedule_area="EMERALD",
+                           counties="KING AND PIERCE", source_file="x"),
+                CountyArea(cy=2030, mac="00001", locality="99", state="WASHINGTON", fee_schedule_area="REST",
+                           counties="ALL OTHER COUNTIES", source_file="x")]
+    assert [p.key for p in find_places("Emerald City", places, counties, aliases={}).localities] == ["00001:01"]
+    assert [p.key for p in find_places("Pierce County, WA", places, counties, aliases={}).localities] == ["00001:01"]
+    assert [p.key for p in find_places("Seattle", places, counties, aliases={}).localities] == []
+    aliases = {"TACOMA": (("WA", "PIERCE"),)}
+    assert [p.key for p in find_places("Tacoma", places, counties, aliases=aliases).localities] == ["00001:01"]
