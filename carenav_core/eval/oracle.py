@@ -108,9 +108,9 @@ def _date(value: str | date) -> date:
 def conversion_factor(pfs_rules_toml: Path, cy: int, on: date) -> Decimal | None:
     """The final rule's CF in force on `on`: the first listed entry whose period holds `on`."""
     entries = _toml(pfs_rules_toml).get("final", {}).get(str(cy), {}).get("cf", [])
-    in_force = [e for e in entries if _date(e["effective_from"]) <= on <= _date(e["effective_to"])]
+    in_force = [e for e in entries if _date(e["effective"]) <= on <= _date(e["until"])]
     chosen = (in_force or entries)[:1]
-    return Decimal(str(chosen[0]["value"])) if chosen else None
+    return Decimal(str(chosen[0]["amount"])) if chosen else None
 
 
 def load_families(families_toml: Path) -> tuple[CodeFamily, ...]:

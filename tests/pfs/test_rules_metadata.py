@@ -1,4 +1,5 @@
-"""data/pfs_rules.toml: every value has a reference; unknown and duplicate keys are rejected."""
+"""data/pfs_rules.toml: every value has a tag and a {title, href} reference (the shared schema of
+carenav_core/params.py); unknown and duplicate keys and overlapping periods are rejected."""
 from datetime import date
 from decimal import Decimal
 
@@ -12,15 +13,15 @@ GOOD = """
 rule_id = "CMS-1807-F"
 document_number = "2024-25382"
 fr_citation = "89 FR 97710"
-published = "2024-12-09"
-reference = "https://www.federalregister.gov/citation/89-FR-97710"
-confirmed = "fr"
+published = 2024-12-09
+tag = "O"
+reference = [{title = "Federal Register 89 FR 97710", href = "https://www.federalregister.gov/citation/89-FR-97710"}]
 [[final.2025.cf]]
-value = "32.3465"
-effective_from = "2025-01-01"
-effective_to = "2025-12-31"
-reference = "https://example.gov/rvu25d"
-confirmed = "file"
+amount = "32.3465"
+effective = 2025-01-01
+until = 2025-12-31
+tag = "O"
+reference = [{title = "CMS RVU25D", href = "https://example.gov/rvu25d"}]
 """
 
 
@@ -29,8 +30,8 @@ def test_shipped_metadata_loads_with_every_year_and_proposed_rule():
     assert sorted(book.final) == [2020, 2021, 2022, 2023, 2024, 2025, 2026]
     assert {"CMS-1832-P", "CMS-1848-P"} <= set(book.proposed)
     for rule in [*book.final.values(), *book.proposed.values()]:
-        assert rule.reference.startswith("https://")
-        assert all(cf.reference.startswith("https://") for cf in rule.cfs)
+        assert rule.reference.startswith("https://") and rule.tag in ("O", "D", "S", "U")
+        assert all(cf.href.startswith("https://") and cf.reference[0].title for cf in rule.cfs)
 
 
 def test_2024_split_and_2026_variants():
@@ -48,14 +49,22 @@ def test_good_fixture_parses():
     assert parse_rules(GOOD).final[2025].fr_url == "https://www.federalregister.gov/citation/89-FR-97710"
 
 
+CF_REF = 'reference = [{title = "CMS RVU25D", href = "https://example.gov/rvu25d"}]\n'
+CF = '[[final.2025.cf]]\namount = "1"\neffective = 2025-06-01\nuntil = 2025-12-31\ntag = "O"\n' + CF_REF
+
+
 @pytest.mark.parametrize("broken, words", [
-    (GOOD.replace('reference = "https://example.gov/rvu25d"\n', ""), ["final.2025", "cf.0.reference", "Field required"]),
-    (GOOD.replace('reference = "https://www.federalregister.gov/citation/89-FR-97710"\n', ""), ["final.2025", "reference"]),
-    (GOOD.replace('reference = "https://example.gov/rvu25d"', 'reference = "see the CMS site"'), ["reference", "pattern"]),
+    (GOOD.replace(CF_REF, ""), ["final.2025", "cf.0.reference", "Field required"]),
+    (GOOD.replace('reference = [{title = "Federal Register 89 FR 97710", href = "https://www.federalregister.gov/citation/89-FR-97710"}]\n', ""),
+     ["final.2025", "reference"]),
+    (GOOD.replace('href = "https://example.gov/rvu25d"', 'href = "see the CMS site"'), ["href", "pattern"]),
     (GOOD + 'colour = "red"\n', ["colour", "Extra inputs are not permitted"]),
-    (GOOD.replace('confirmed = "fr"', 'confirmed = "fr"\nconfirmed = "file"'), ["Cannot overwrite"]),
+    (GOOD.replace('tag = "O"\nreference = [{title = "Fed', 'tag = "O"\ntag = "S"\nreference = [{title = "Fed'), ["Cannot overwrite"]),
     (GOOD + "[surprise]\nx = 1\n", ["unknown top-level keys", "surprise"]),
-    (GOOD.replace('value = "32.3465"', 'value = "-1"'), ["value", "greater than 0"]),
+    (GOOD.replace('amount = "32.3465"', 'amount = "-1"'), ["amount", "greater than 0"]),
+    (GOOD.replace('until = 2025-12-31\n', ""), ["needs `until`"]),
+    (GOOD.replace('tag = "O"\nreference = [{title = "CMS', 'tag = "official"\nreference = [{title = "CMS'), ["tag", "'O'"]),
+    (GOOD + CF, ["overlaps the value from 2025-06-01"]),
 ])
 def test_broken_metadata_is_rejected_with_a_clear_message(broken, words):
     with pytest.raises(ConfigError) as info:
