@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from carenav_core.errors import ConfigError, DataError
+from carenav_core.errors import ConfigError, DataError, NotBuiltError
 from carenav_core.pfs.parse import _header, decode
 from carenav_core.pfs.sources import SourceCatalog, fetch_release
 from carenav_core.settings import PROJECT_ROOT, Settings
@@ -170,7 +170,12 @@ def indicator_values(con: duckdb.DuckDBPyConnection, keys: list[tuple[int, str, 
     except duckdb.Error:
         pass                                        # a plain connection to the file
     cursor.register("wanted", wanted)
-    result = cursor.execute("SELECT i.* FROM pfs_indicators i JOIN wanted w USING (cy, hcpcs, mod)")
+    try:
+        result = cursor.execute("SELECT i.* FROM pfs_indicators i JOIN wanted w USING (cy, hcpcs, mod)")
+    except duckdb.CatalogException as exc:
+        cursor.close()
+        raise NotBuiltError("this fee-schedule database has no policy indicators (built before they were "
+                            "loaded); rebuild it with `carenav build`") from exc
     names = [d[0] for d in result.description]
     rows = [dict(zip(names, r)) for r in result.fetchall()]
     cursor.close()

@@ -331,7 +331,8 @@ def _units(row: ValuationRow) -> _Units:
 
 def _fees(row: ValuationRow, place: Locality, cf: Decimal | None, units: _Units) -> tuple[Decimal | None, Decimal | None]:
     """(non-facility, facility) fee; integer arithmetic when RVUs, GPCIs and CF are exact at 2/3/4 places."""
-    gpcis, cf_units = place.thousandths, units.cfs.get(cf) if cf else None
+    gpcis = place.thousandths
+    cf_units = (units.cfs[cf] if cf in units.cfs else (_scaled((cf,), 10_000) or (None,))[0]) if cf else None
     if gpcis is None or cf_units is None or (units.nonfac is None and row.pe_nonfac_rvu is not None) or (
             units.fac is None and row.pe_fac_rvu is not None):
         return (locality_fee(row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu, place, cf),
@@ -345,10 +346,12 @@ def _capped(fee: Decimal | None, cap: Decimal | None) -> Decimal | None:
     return fee if not fee or cap is None else min(fee, cap)
 
 
-def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units: _Units | None = None) -> LocalityRow:
-    """The locality amounts of one national row (`units`: `_units(row)`, passed when pricing many places)."""
+def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units: _Units | None = None,
+              cf: Decimal | None = None) -> LocalityRow:
+    """The locality amounts of one national row (`units`: `_units(row)`, passed when pricing many places;
+    `cf`: another CF of the rule than the row's, e.g. the one in force on a date of service)."""
     units = units or _units(row)
-    nonfac, fac = _fees(row, place, row.cf, units)
+    nonfac, fac = _fees(row, place, cf or row.cf, units)
     cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), (None, None, ""))
     others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=fees[0], payment_fac=fees[1])
                    for c in row.other_cfs for fees in [_fees(row, place, c.value, units)])

@@ -1,0 +1,396 @@
+"""Claim pricer: lines of code, modifiers, units, setting, locality and date of service -> the allowed
+amount of each line and the claim, every reduction shown with its indicator value and manual citation.
+
+Per line (data/indicators.toml gives each rule's meaning and section of Claims Processing Manual ch.12):
+  fee        locality fee of the code (+ pricing modifier 26/TC/53... from its own RVU row) in the
+             setting, with the CF in force on the date of service (pfs/locality.py), OPPS cap applied;
+  bilateral  modifier 50: indicator 1 -> 150%, 3 -> 200% (100% each side), 0/2 -> 100% (§40.7);
+  multiple   indicators 1-3 on one date of service: procedures (each unit counts) ranked by fee x
+             bilateral factor, the highest at 100%, every other at 50% (§40.6); more than five: noted
+             ("by report"); indicator 3's endoscopic family rule is NOT applied (ranked as indicator 2,
+             noted); indicators 4-7 (imaging, therapy, cardiovascular, ophthalmology) are noted, not applied;
+  surgeons   62 co-surgery 62.5% (indicator 1/2; 0 not permitted) (§40.8); 66 team surgery is priced by
+             report by the MAC -> a line error; 80/81/82 assistant 16%, AS 13.6% (indicator 0/2; 1 and 9
+             not payable) (§20.4.3);
+  allowed    = fee x multiple-procedure factor x bilateral factor x surgeon factor, half-up to cents.
+Bad lines (unknown code, modifier not priced, date outside the loaded years, unknown locality, status
+not payable) are reported with the reason; the rest is priced.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from carenav_core.pfs.indicators import IndicatorBook, indicator_values, load_indicators
+from carenav_core.pfs.locality import (Locality, LocalityDirectory, LocalityError, LocalityRow, cents, directory,
+                                       price_row)
+from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rules import load_rules
+from carenav_core.pfs.valuation import value
+
+# Payment modifiers this pricer applies; informational modifiers are accepted and change nothing.
+BILATERAL, CO_SURGERY, TEAM_SURGERY = "50", "62", "66"
+ASSISTANT = {"80": Decimal("0.16"), "81": Decimal("0.16"), "82": Decimal("0.16"),
+             "AS": Decimal("0.136")}        # §20.4.3: 16%; non-physician AS: 85% of 16%
+CO_SURGERY_SHARE = Decimal("0.625")          # §40.8: 62.5% of the fee to each co-surgeon
+INFORMATIONAL = {"51", "59", "76", "77", "79", "RT", "LT", "XE", "XP", "XS", "XU", "GT", "95", "25", "57", "24"}
+PAYABLE_STATUS = {"A", "R", "T"}
+HALF, ONE = Decimal("0.5"), Decimal("1")
+
+
+class ClaimLine(BaseModel):
+    """One line of a claim file (CSV columns code, modifier, units, facility, locality, date_of_service)."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    line: int = Field(ge=1, description="Line number in the file (header = line 1).")
+    code: str = Field(pattern=r"^[A-Z0-9]{5}$", description="HCPCS/CPT code.")
+    modifiers: tuple[str, ...] = Field((), description="Up to four 2-character modifiers.", max_length=4)
+    units: int = Field(1, ge=1, le=99, description="Units of service.")
+    facility: bool = Field(description="True: facility setting (facility PE RVUs).")
+    locality: str = Field(pattern=r"^\d{4,5}:?\d{1,2}$", description="MAC:locality, e.g. 02402:02.")
+    date_of_service: date
+
+    @field_validator("modifiers")
+    @classmethod
+    def _two_characters(cls, mods: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [m for m in mods if len(m) != 2 or not m.isalnum()]
+        if bad:
+            raise ValueError(f"modifiers are 2 letters or digits; found {bad}")
+        return mods
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    """One adjustment applied to a line, with the indicator that allowed it and where the rule is written."""
+    name: str             # "bilateral", "multiple procedure", "co-surgery", "OPPS cap", ...
+    indicator: str        # "BILAT SURG=1" ("" when no indicator decides it)
+    factor: Decimal | None
+    meaning: str
+    citation: str
+    href: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LineError:
+    line: int
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PricedLine:
+    claim: ClaimLine
+    priced: LocalityRow
+    pricing_modifier: str
+    cf: Decimal
+    cf_label: str
+    rvus: tuple[Decimal | None, Decimal | None, Decimal | None]   # work, PE (of the setting), MP
+    uncapped_fee: Decimal
+    opps_cap: Decimal | None
+    fee: Decimal                   # unit fee after the OPPS cap
+    rank: int                      # rank of its first unit among the date's multiple procedures (0: none)
+    multiple_factor: Decimal       # sum over units: 1 + 0.5 x (others) ...
+    bilateral_factor: Decimal
+    surgeon_factor: Decimal
+    allowed: Decimal
+    steps: tuple[Step, ...]
+
+    @property
+    def place(self) -> Locality:
+        return self.priced.place
+
+    @property
+    def label(self) -> str:
+        return self.priced.label
+
+
+@dataclass(frozen=True, kw_only=True)
+class PricedClaim:
+    lines: list[PricedLine]
+    errors: list[LineError]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> Decimal:
+        return sum((line.allowed for line in self.lines), Decimal("0.00"))
+
+
+class ClaimFileError(ValueError):
+    """The claim file itself cannot be read (no header, missing columns)."""
+
+
+COLUMNS = {"code": ("code", "hcpcs", "cpt"), "modifier": ("modifier", "modifiers", "mod"), "units": ("units", "unit"),
+           "facility": ("facility", "setting", "pos"), "locality": ("locality", "mac_locality"),
+           "date_of_service": ("date_of_service", "dos", "date")}
+_TRUE = {"y", "yes", "true", "1", "facility", "f", "fac", "hospital"}
+_FALSE = {"n", "no", "false", "0", "office", "nonfacility", "non-facility", "nf", ""}
+
+
+def _cell(row: dict, names: tuple[str, ...]) -> str:
+    for name in names:
+        if name in row and row[name] is not None:
+            return row[name].strip()
+    return ""
+
+
+def _line(row: dict, number: int) -> ClaimLine:
+    setting = _cell(row, COLUMNS["facility"]).lower()
+    if setting not in _TRUE | _FALSE:
+        raise ValueError(f"facility {setting!r}: expected Y/N, facility/office")
+    mods = tuple(m for m in _cell(row, COLUMNS["modifier"]).upper().replace(",", " ").replace("+", " ").split() if m)
+    return ClaimLine(line=number, code=_cell(row, COLUMNS["code"]).upper(), modifiers=mods,
+                     units=_cell(row, COLUMNS["units"]) or 1, facility=setting in _TRUE,
+                     locality=_cell(row, COLUMNS["locality"]), date_of_service=_cell(row, COLUMNS["date_of_service"]))
+
+
+def read_claim(text: str) -> tuple[list[ClaimLine], list[LineError]]:
+    """Claim lines of a CSV (header names per COLUMNS, case-insensitive); unreadable lines are errors."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    if not reader.fieldnames:
+        raise ClaimFileError("the claim file is empty; expected a header row: code,modifier,units,facility,"
+                             "locality,date_of_service")
+    reader.fieldnames = [f.strip().lower() for f in reader.fieldnames]
+    missing = [c for c in ("code", "facility", "locality", "date_of_service")
+               if not set(COLUMNS[c]) & set(reader.fieldnames)]
+    if missing:
+        raise ClaimFileError(f"the claim file has no column {', '.join(missing)} (header: {', '.join(reader.fieldnames)})")
+    lines, errors = [], []
+    for number, row in enumerate(reader, start=2):
+        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            continue
+        try:
+            lines.append(_line(row, number))
+        except (ValidationError, ValueError) as exc:
+            errors.append(LineError(line=number, code=_cell(row, COLUMNS["code"]).upper(), reason=_reason(exc)))
+    return lines, errors
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']} (found {e.get('input')!r})"
+                         for e in exc.errors())
+    return str(exc)
+
+
+class _Problem(Exception):
+    """A line that cannot be priced; the message is the reason shown for that line."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Context:
+    book: LocalityDirectory
+    indicators: IndicatorBook
+    rows: dict[tuple[str, int, str], ValuationRow]      # (code, CY, modifier) -> final row
+    modifiers_of: dict[str, set[str]]                   # code -> modifiers with their own RVU row
+    cys_of: dict[str, list[int]]                        # code -> CYs with a base row
+    flags: dict[tuple[int, str, str], dict]             # (CY, code, modifier) -> indicator columns
+
+
+@dataclass(kw_only=True)
+class _Base:
+    claim: ClaimLine
+    priced: LocalityRow
+    pricing_modifier: str
+    cf: Decimal
+    cf_label: str
+    rvus: tuple
+    uncapped_fee: Decimal
+    opps_cap: Decimal | None
+    fee: Decimal
+    flags: dict
+    bilateral_factor: Decimal = ONE
+    surgeon_factor: Decimal = ONE
+    steps: list[Step] = field(default_factory=list)
+
+
+def _step(ctx: _Context, name: str, key: str, value_: str, factor: Decimal | None, meaning: str | None = None) -> Step:
+    explained = ctx.indicators.explain(key, value_)
+    column = ctx.indicators.indicators[key].column
+    return Step(name=name, indicator=f"{column}={value_}", factor=factor, meaning=meaning or explained.meaning,
+                citation=explained.citation, href=explained.href)
+
+
+def _pricing_modifier(line: ClaimLine, ctx: _Context) -> str:
+    own = ctx.modifiers_of.get(line.code, set())
+    pricing = [m for m in line.modifiers if m in own]
+    unknown = [m for m in line.modifiers if m not in own and m not in INFORMATIONAL
+               and m not in {BILATERAL, CO_SURGERY, TEAM_SURGERY, *ASSISTANT}]
+    if unknown:
+        raise _Problem(f"modifier {', '.join(unknown)} is not priced for {line.code}: its PPRRVU rows have "
+                       f"modifiers {', '.join(sorted(own)) or 'none'}; payment modifiers applied here: 50, 62, 66, 80, 81, 82, AS")
+    if len(pricing) > 1:
+        raise _Problem(f"modifiers {' and '.join(pricing)} each have their own RVU row; use one per line")
+    return pricing[0] if pricing else ""
+
+
+def _national_row(line: ClaimLine, modifier: str, ctx: _Context) -> ValuationRow:
+    cy = line.date_of_service.year
+    loaded = sorted(ctx.book.gpci)
+    if cy not in loaded:
+        raise _Problem(f"date of service {line.date_of_service} is outside the loaded years CY{loaded[0]}-CY{loaded[-1]}")
+    if line.code not in ctx.cys_of:
+        raise _Problem(f"code {line.code} is in no loaded release")
+    row = ctx.rows.get((line.code, cy, modifier))
+    if row is None and (line.code, cy, "") not in ctx.rows:
+        raise _Problem(f"code {line.code} has no CY{cy} row (loaded for CY{', CY'.join(map(str, ctx.cys_of[line.code]))})")
+    if row is None:
+        raise _Problem(f"modifier {modifier} is not priced for {line.code} in CY{cy} (no {line.code}-{modifier} row)")
+    if row.status not in PAYABLE_STATUS:
+        raise _Problem(f"status {row.status} ({row.status_meaning}): no PFS amount to price")
+    return row
+
+
+def _base(line: ClaimLine, ctx: _Context) -> _Base:
+    modifier = _pricing_modifier(line, ctx)
+    row = _national_row(line, modifier, ctx)
+    try:
+        place = ctx.book.find(row.cy, line.locality)
+    except LocalityError as exc:
+        raise _Problem(str(exc)) from None
+    cf, _ = load_rules().final[row.cy].cf_for(line.date_of_service)
+    priced = price_row(row, place, ctx.book, cf=cf.value)
+    uncapped = priced.uncapped_fac if line.facility else priced.uncapped_nonfac
+    fee = priced.payment_fac if line.facility else priced.payment_nonfac
+    if fee is None or uncapped is None:
+        raise _Problem(f"{line.code} has no {'facility' if line.facility else 'non-facility'} RVUs in CY{row.cy}")
+    cap = priced.opps_cap_fac if line.facility else priced.opps_cap_nonfac
+    base = _Base(claim=line, priced=priced, pricing_modifier=modifier, cf=cf.value, cf_label=cf.label,
+                 rvus=(row.work_rvu, row.pe_fac_rvu if line.facility else row.pe_nonfac_rvu, row.mp_rvu),
+                 uncapped_fee=uncapped, opps_cap=cap, fee=fee, flags=ctx.flags.get((row.cy, row.hcpcs, row.mod), {}))
+    if cap is not None and fee < uncapped:
+        base.steps.append(Step(name="OPPS cap", indicator="OPPSCAP", factor=None,
+                               meaning=f"the PFS amount {uncapped} exceeds the OPPS cap {cap}: {cap} is paid",
+                               citation="SSA 1848(b)(4); 42 CFR 414.22(b)(5)(i)",
+                               href="https://www.ecfr.gov/current/title-42/part-414/section-414.22"))
+    _bilateral(base, ctx)
+    _surgeons(base, ctx)
+    return base
+
+
+def _bilateral(base: _Base, ctx: _Context) -> None:
+    if BILATERAL not in base.claim.modifiers:
+        return
+    flag = base.flags.get("bilat_surg", "")
+    factor = {"1": Decimal("1.5"), "3": Decimal("2")}.get(flag, ONE)
+    if flag == "9":
+        raise _Problem(f"modifier 50 on {base.claim.code}: BILAT SURG=9, the bilateral concept does not apply")
+    base.bilateral_factor = factor
+    base.steps.append(_step(ctx, "bilateral", "bilat_surg", flag, factor))
+
+
+def _surgeons(base: _Base, ctx: _Context) -> None:
+    mods, code = base.claim.modifiers, base.claim.code
+    if TEAM_SURGERY in mods:
+        flag = base.flags.get("team_surg", "")
+        raise _Problem(f"modifier 66 on {code}: TEAM SURG={flag} ({ctx.indicators.explain('team_surg', flag).meaning}) "
+                       f"- team surgery is priced by report by the MAC")
+    if CO_SURGERY in mods:
+        flag = base.flags.get("co_surg", "")
+        if flag not in ("1", "2"):
+            raise _Problem(f"modifier 62 on {code}: CO- SURG={flag} ({ctx.indicators.explain('co_surg', flag).meaning})")
+        base.surgeon_factor *= CO_SURGERY_SHARE
+        base.steps.append(_step(ctx, "co-surgery", "co_surg", flag, CO_SURGERY_SHARE))
+    for modifier in (m for m in mods if m in ASSISTANT):
+        flag = base.flags.get("asst_surg", "")
+        if flag not in ("0", "2"):
+            raise _Problem(f"modifier {modifier} on {code}: ASST SURG={flag} "
+                           f"({ctx.indicators.explain('asst_surg', flag).meaning})")
+        base.surgeon_factor *= ASSISTANT[modifier]
+        note = " Indicator 0: payable only with documentation of medical necessity." if flag == "0" else ""
+        base.steps.append(_step(ctx, f"assistant at surgery ({modifier})", "asst_surg", flag, ASSISTANT[modifier],
+                                ctx.indicators.explain("asst_surg", flag).meaning + note))
+
+
+SURGICAL_MPPR = {"1", "2", "3"}
+NOT_APPLIED_MPPR = {"4", "5", "6", "7"}
+
+
+def _group(base: _Base) -> tuple[date, str]:
+    """Procedures are ranked per date of service and role: the surgeon's, a co-surgeon's and an
+    assistant's lines are separate claims of separate practitioners."""
+    mods = set(base.claim.modifiers)
+    role = "assistant" if mods & set(ASSISTANT) else "co-surgeon" if CO_SURGERY in mods else "surgeon"
+    return base.claim.date_of_service, role
+
+
+def _multiple(bases: list[_Base], ctx: _Context) -> dict[int, tuple[int, Decimal]]:
+    """line number -> (rank of its first unit, multiple-procedure factor) for the surgical procedures of
+    each date of service: every unit a procedure, ranked by fee x bilateral factor; 100%, then 50%."""
+    by_day: dict[tuple[date, str], list[tuple[Decimal, int, int]]] = defaultdict(list)
+    for base in bases:
+        if base.flags.get("mult_proc") in SURGICAL_MPPR:
+            for unit in range(base.claim.units):
+                by_day[_group(base)].append((base.fee * base.bilateral_factor, base.claim.line, unit))
+    result: dict[int, tuple[int, Decimal]] = {}
+    for units in by_day.values():
+        units.sort(key=lambda u: (-u[0], u[1], u[2]))
+        for position, (_, line, _) in enumerate(units, start=1):
+            rank, factor = result.get(line, (position, Decimal(0)))
+            result[line] = (rank, factor + (ONE if position == 1 else HALF))
+    return result
+
+
+def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> None:
+    flag = base.flags.get("mult_proc", "")
+    if flag in SURGICAL_MPPR and factor < base.claim.units:
+        extra = " More than five procedures: CMS prices the sixth and later by report; shown at 50%." \
+            if day_count > 5 else ""
+        base.steps.append(_step(ctx, f"multiple procedure (rank {rank} of {day_count})", "mult_proc", flag, factor,
+                                f"100% for the highest-ranked procedure, 50% for each other: factor {factor} "
+                                f"over {base.claim.units} unit(s).{extra}"))
+    if flag == "3":
+        base.steps.append(_step(ctx, "endoscopic family rule", "endo_base", base.flags.get("endo_base", ""), None,
+                                "NOT applied by this pricer: endoscopies of one family are ranked as standard "
+                                "multiple procedures (the MAC applies the base-code rule)."))
+    if flag in NOT_APPLIED_MPPR:
+        base.steps.append(_step(ctx, "multiple procedure (not applied)", "mult_proc", flag, None,
+                                ctx.indicators.explain("mult_proc", flag).meaning + " NOT applied by this pricer."))
+
+
+def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> PricedLine:
+    _multiple_steps(base, rank, factor, day_count, ctx)
+    allowed = cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
+    return PricedLine(claim=base.claim, priced=base.priced, pricing_modifier=base.pricing_modifier, cf=base.cf,
+                      cf_label=base.cf_label, rvus=base.rvus, uncapped_fee=base.uncapped_fee, opps_cap=base.opps_cap,
+                      fee=base.fee, rank=rank, multiple_factor=factor, bilateral_factor=base.bilateral_factor,
+                      surgeon_factor=base.surgeon_factor, allowed=allowed, steps=tuple(base.steps))
+
+
+def _context(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine]) -> _Context:
+    national, _ = value(con, sorted({line.code for line in lines}), years=50, modifiers=True)
+    finals = [r for r in national if not r.proposed]
+    modifiers_of: dict[str, set[str]] = defaultdict(set)
+    cys_of: dict[str, list[int]] = defaultdict(list)
+    for row in finals:
+        modifiers_of[row.hcpcs].add(row.mod) if row.mod else cys_of[row.hcpcs].append(row.cy)
+    flags = indicator_values(con, [(r.cy, r.hcpcs, r.mod) for r in finals])
+    return _Context(book=directory(con), indicators=load_indicators(), rows={(r.hcpcs, r.cy, r.mod): r for r in finals},
+                    modifiers_of=dict(modifiers_of), cys_of=dict(cys_of), flags=flags)
+
+
+def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
+                errors: list[LineError] | None = None) -> PricedClaim:
+    """Price every line that can be priced; the others become LineErrors (with `errors` from reading)."""
+    ctx = _context(con, lines)
+    bases, problems = [], list(errors or [])
+    for line in lines:
+        try:
+            bases.append(_base(line, ctx))
+        except _Problem as exc:
+            problems.append(LineError(line=line.line, code=line.code, reason=str(exc)))
+    ranks = _multiple(bases, ctx)
+    per_day = defaultdict(int)
+    for base in bases:
+        if base.flags.get("mult_proc") in SURGICAL_MPPR:
+            per_day[_group(base)] += base.claim.units
+    priced = [_finish(b, *ranks.get(b.claim.line, (0, Decimal(b.claim.units))), per_day[_group(b)], ctx)
+              for b in bases]
+    notes = sorted({n for b in bases for n in [ctx.book.county_note(b.priced.national.cy)] if n})
+    return PricedClaim(lines=sorted(priced, key=lambda p: p.claim.line),
+                       errors=sorted(problems, key=lambda e: e.line), notes=notes)
