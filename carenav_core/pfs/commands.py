@@ -11,6 +11,8 @@ from carenav_core.codes import detect
 from carenav_core.build_all import build_all
 from carenav_core.retrieval.store import Store
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
+from carenav_core.pfs.locality import directory, locality_record, locality_rows, resolve_places
+from carenav_core.pfs.pricer import ClaimFileError, claim_record, claim_workbook, price_claim, read_claim
 from carenav_core.pfs.valuation import open_reader, row_record, value
 from carenav_core.progress import TerminalProgress
 from carenav_core.settings import Settings
@@ -26,10 +28,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("terms", nargs="+", help="codes (G0556, 99490) or family names (APCM, 'chronic care management')")
     parser.add_argument("--years", type=int, default=None, help="how many recent final CYs (default: settings.years)")
     parser.add_argument("--modifiers", action="store_true", help="include modifier rows (26, TC, ...)")
+    parser.add_argument("--cy", type=int, action="append", help="only this calendar year (repeatable)")
+    parser.add_argument("--locality", help='price by locality: MAC:LOC (02402:02), "all", or a place ("Seattle", '
+                                           '"King County, WA", "rest of California")')
+    parser.add_argument("--modifier", help="with --locality: the row of this modifier (26, TC, 53, ...)")
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="one JSON object per row, in a list")
     fmt.add_argument("--csv", action="store_true", help="CSV with provenance columns")
     parser.set_defaults(func=run_value)
+    parser = subparsers.add_parser("price", help="price a claim file: carenav price claim.csv [--json|--xlsx OUT]")
+    parser.add_argument("file", type=Path, help="CSV with code,modifier,units,facility,locality,date_of_service")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="lines, errors and total as JSON")
+    out.add_argument("--xlsx", type=Path, help="write an Excel workbook (formulas + provenance sheet) here")
+    parser.set_defaults(func=run_price)
 
 
 def run_build(args: argparse.Namespace, settings: Settings) -> int:
@@ -46,8 +58,11 @@ def run_build(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_value(args: argparse.Namespace, settings: Settings) -> int:
     detection = detect(" ".join(args.terms))
+    if args.locality:
+        return run_value_locality(args, settings, detection.codes)
     with open_reader(settings.duckdb_file) as con:
         rows, unpriced = value(con, detection.codes, years=args.years or settings.years, modifiers=args.modifiers)
+    rows = [r for r in rows if not args.cy or r.cy in args.cy]
     records = [row_record(r) for r in rows]
     if args.json:
         json.dump(records, sys.stdout, indent=1)
@@ -80,3 +95,55 @@ def print_table(rows) -> None:
               f"{fmt(r.pe_fac_rvu):>6}{fmt(r.mp_rvu):>6}{fmt(r.total_nonfac):>8}{fmt(r.total_fac):>7}"
               f"{fmt(r.cf):>9}  {fmt(r.payment_nonfac, True):>9}{fmt(r.payment_fac, True):>9}  {r.cf_label}"
               + (f" (also {', '.join(f'{c.label} {c.value}' for c in r.other_cfs)})" if r.other_cfs else ""))
+
+
+def run_value_locality(args: argparse.Namespace, settings: Settings, codes) -> int:
+    """`carenav value CODES --locality ...`: locality rows (pfs/locality.py) as a table, JSON or CSV."""
+    with open_reader(settings.duckdb_file) as con:
+        newest = max(args.cy or [max(directory(con).gpci)])
+        keys, notes = resolve_places(con, args.locality, newest)
+        result = locality_rows(con, codes, cys=args.cy, places=keys, modifier=args.modifier,
+                               years=args.years or settings.years)
+    records = [locality_record(r) for r in result.rows]
+    if args.json:
+        json.dump(records, sys.stdout, indent=1)
+        print()
+    elif args.csv:
+        _write_csv(records, sys.stdout)
+    else:
+        print(f"{'label':<40}{'code':<6}{'mod':<4}{'locality name':<32}{'pay nf':>10}{'pay f':>10}{'limit nf':>10}"
+              f"{'national nf':>12}")
+        for r in records:
+            print(f"{r['label']:<40}{r['hcpcs']:<6}{r['mod']:<4}{r['locality_name'][:31]:<32}{r['payment_nonfac'] or '':>10}"
+                  f"{r['payment_fac'] or '':>10}{r['limiting_charge_nonfac'] or '':>10}{r['national_nonfac'] or '':>12}")
+    for line in notes + result.notes + [f"not priced: {c} is in no loaded release" for c in result.unpriced]:
+        print(line, file=sys.stderr)
+    if shows_cpt([r.national for r in result.rows]):
+        print(AMA_NOTICE, file=sys.stderr)
+    return 0 if result.rows else 1
+
+
+def run_price(args: argparse.Namespace, settings: Settings) -> int:
+    """`carenav price FILE.csv`: every line priced or reported with its reason (pfs/pricer.py)."""
+    try:
+        lines, errors = read_claim(args.file.read_text(encoding="utf-8-sig"))
+    except (OSError, ClaimFileError) as exc:
+        print(f"carenav price: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    with open_reader(settings.duckdb_file) as con:
+        claim = price_claim(con, lines, errors)
+    if args.json:
+        json.dump(claim_record(claim), sys.stdout, indent=1)
+        print()
+    else:
+        for line in claim.lines:
+            steps = "; ".join(f"{s.name} x{s.factor if s.factor is not None else '-'} [{s.citation}]" for s in line.steps)
+            print(f"line {line.claim.line:>3} {line.claim.code} {' '.join(line.claim.modifiers):<6} {line.label:<40} "
+                  f"fee {line.fee:>9} allowed {line.allowed:>9}  {steps}")
+        print(f"total allowed: {claim.total} ({len(claim.lines)} lines priced, {len(claim.errors)} not)")
+    if args.xlsx:
+        args.xlsx.write_bytes(claim_workbook(claim))
+        print(f"wrote {args.xlsx}", file=sys.stderr)
+    for error in claim.errors:
+        print(f"line {error.line} ({error.code or 'no code'}): {error.reason}", file=sys.stderr)
+    return 0 if claim.lines else 1

@@ -16,6 +16,7 @@ county crosswalk or anesthesia CF file (CY2026), the latest earlier CY's file is
 """
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
@@ -134,12 +135,19 @@ def _records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def _printed(value: Decimal, places: int) -> Decimal:
+    """A DECIMAL(18,6) from DuckDB as the CMS file prints it (GPCIs 3 places, anesthesia CFs 2)."""
+    value = Decimal(value)
+    shown = value.quantize(Decimal(1).scaleb(-places))
+    return shown if shown == value else value.normalize()
+
+
 def _load_directory(con: duckdb.DuckDBPyConnection) -> LocalityDirectory:
     gpci: dict[int, list[Locality]] = defaultdict(list)
     for r in _records(con, _GPCI):
         gpci[r["cy"]].append(Locality(cy=r["cy"], mac=r["mac"], locality=r["locality"], state=r["state"],
-                                      name=r["locality_name"], gpci_work=r["gpci_work"], gpci_pe=r["gpci_pe"],
-                                      gpci_mp=r["gpci_mp"], release_id=r["release_id"],
+                                      name=r["locality_name"], gpci_work=_printed(r["gpci_work"], 3),
+                                      gpci_pe=_printed(r["gpci_pe"], 3), gpci_mp=_printed(r["gpci_mp"], 3), release_id=r["release_id"],
                                       source_file=r["source_file"], sha256=r["sha256"]))
     counties: dict[int, list[CountyArea]] = defaultdict(list)
     for r in _records(con, _LATEST.format(table="locco")):
@@ -157,7 +165,7 @@ def _load_directory(con: duckdb.DuckDBPyConnection) -> LocalityDirectory:
 def _anes_by_year(records: list[dict], cys: list[int]) -> dict[tuple[int, str], tuple[Decimal, int]]:
     """(CY, MAC:LOC) -> (anesthesia CF, CY of the file); a CY without an ANES file takes the latest
     earlier CY's CF for the same locality (CY2026: the CY2025 file)."""
-    loaded = {(r["cy"], f"{r['mac']}:{r['locality']}"): (r["anes_cf"], r["cy"]) for r in records}
+    loaded = {(r["cy"], f"{r['mac']}:{r['locality']}"): (_printed(r["anes_cf"], 2), r["cy"]) for r in records}
     years = sorted({cy for cy, _ in loaded})
     for cy in cys:
         earlier = [y for y in years if y < cy]
@@ -396,3 +404,53 @@ def _find_or_note(book: LocalityDirectory, cy: int, key: str, notes: list[str]) 
         if str(exc) not in notes:
             notes.append(str(exc))
         return None
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def locality_record(row: LocalityRow) -> dict:
+    """A flat, JSON/CSV-ready record of a locality row: amounts, GPCIs, CF and provenance."""
+    national, place = row.national, row.place
+    return {
+        "label": row.label, "hcpcs": national.hcpcs, "mod": national.mod, "description": national.description,
+        "cy": national.cy, "vintage": national.vintage, "status": national.status,
+        "mac": place.mac, "locality": place.locality, "locality_name": place.name, "state": place.state,
+        "gpci_work": str(place.gpci_work), "gpci_pe": str(place.gpci_pe), "gpci_mp": str(place.gpci_mp),
+        "work_rvu": _text(national.work_rvu), "pe_nonfac_rvu": _text(national.pe_nonfac_rvu),
+        "pe_fac_rvu": _text(national.pe_fac_rvu), "mp_rvu": _text(national.mp_rvu),
+        "nonfac_na": national.nonfac_na, "fac_na": national.fac_na,
+        "cf": _text(national.cf), "cf_label": national.cf_label,
+        "payment_nonfac": _text(row.payment_nonfac), "payment_fac": _text(row.payment_fac),
+        "nonpar_nonfac": _text(row.nonpar_nonfac), "nonpar_fac": _text(row.nonpar_fac),
+        "limiting_charge_nonfac": _text(row.limiting_charge_nonfac), "limiting_charge_fac": _text(row.limiting_charge_fac),
+        "uncapped_nonfac": _text(row.uncapped_nonfac), "uncapped_fac": _text(row.uncapped_fac),
+        "opps_cap_nonfac": _text(row.opps_cap_nonfac), "opps_cap_fac": _text(row.opps_cap_fac),
+        "national_nonfac": _text(national.payment_nonfac), "national_fac": _text(national.payment_fac),
+        "other_cfs": "; ".join(f"{o.cf_label} {o.cf}: {o.payment_nonfac} / {o.payment_fac}" for o in row.other_cfs),
+        "anes_cf": _text(row.anes_cf), "anes_note": row.anes_note,
+        "rvu_file": national.source_file, "rvu_sha256": national.sha256,
+        "gpci_file": place.source_file, "gpci_sha256": place.sha256,
+    }
+
+
+_KEY = re.compile(r"^\s*(\d{4,5})\s*:\s*(\d{1,2})\s*$")
+
+
+def resolve_places(con: duckdb.DuckDBPyConnection, text: str, cy: int) -> tuple[list[str] | None, list[str]]:
+    """A --locality argument -> (MAC:LOC keys, or None for every locality; notes). "all", "02402:02",
+    or a place name ("Seattle", "King County, WA"); LocalityError when a name matches nothing."""
+    from carenav_core.pfs.places import find_places_in
+    if text.strip().lower() == "all":
+        return None, []
+    if _KEY.match(text):
+        mac, number = _KEY.match(text).groups()
+        return [f"{mac.zfill(5)}:{number.zfill(2)}"], []
+    match = find_places_in(con, text, cy)
+    if not match.found:
+        raise LocalityError(f"no Medicare locality matches {text!r} in CY{cy}; give MAC:LOC (e.g. 02402:02), "
+                            "a locality, county, city or state name, or 'all'")
+    notes = [f"{text!r} matches {len(match.localities)} localities: "
+             + ", ".join(f"{p.key} {p.name}" for p in match.localities)] if match.ambiguous else []
+    return [p.key for p in match.localities], notes

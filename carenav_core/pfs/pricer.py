@@ -394,3 +394,122 @@ def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
     notes = sorted({n for b in bases for n in [ctx.book.county_note(b.priced.national.cy)] if n})
     return PricedClaim(lines=sorted(priced, key=lambda p: p.claim.line),
                        errors=sorted(problems, key=lambda e: e.line), notes=notes)
+
+
+def _text(value) -> str | None:
+    return None if value is None else str(value)
+
+
+def line_record(line: PricedLine) -> dict:
+    """A flat, JSON-ready record of a priced line with its steps and provenance."""
+    place, national = line.place, line.priced.national
+    return {
+        "line": line.claim.line, "code": line.claim.code, "modifiers": " ".join(line.claim.modifiers),
+        "units": line.claim.units, "facility": line.claim.facility, "date_of_service": line.claim.date_of_service.isoformat(),
+        "mac": place.mac, "locality": place.locality, "locality_name": place.name, "state": place.state,
+        "label": line.label, "work_rvu": _text(line.rvus[0]), "pe_rvu": _text(line.rvus[1]), "mp_rvu": _text(line.rvus[2]),
+        "gpci_work": str(place.gpci_work), "gpci_pe": str(place.gpci_pe), "gpci_mp": str(place.gpci_mp),
+        "cf": str(line.cf), "cf_label": line.cf_label, "uncapped_fee": str(line.uncapped_fee),
+        "opps_cap": _text(line.opps_cap), "fee": str(line.fee), "rank": line.rank,
+        "multiple_factor": str(line.multiple_factor), "bilateral_factor": str(line.bilateral_factor),
+        "surgeon_factor": str(line.surgeon_factor), "allowed": str(line.allowed),
+        "steps": [{"name": s.name, "indicator": s.indicator, "factor": _text(s.factor), "meaning": s.meaning,
+                   "citation": s.citation, "href": s.href} for s in line.steps],
+        "rvu_file": national.source_file, "rvu_sha256": national.sha256,
+        "gpci_file": place.source_file, "gpci_sha256": place.sha256,
+    }
+
+
+def claim_record(claim: PricedClaim) -> dict:
+    return {"total_allowed": str(claim.total), "lines": [line_record(line) for line in claim.lines],
+            "errors": [{"line": e.line, "code": e.code, "reason": e.reason} for e in claim.errors],
+            "notes": claim.notes}
+
+
+# Excel columns of the Claim sheet: (header, record key or None for a formula, number format).
+SHEET_COLUMNS = (
+    ("Line", "line", None), ("Code", "code", None), ("Modifiers", "modifiers", None), ("Units", "units", None),
+    ("Facility", "facility", None), ("Date of service", "date_of_service", None), ("MAC", "mac", None),
+    ("Locality", "locality", None), ("Locality name", "locality_name", None), ("Cite as", "label", None),
+    ("Work RVU", "work_rvu", "0.00"), ("PE RVU", "pe_rvu", "0.00"), ("MP RVU", "mp_rvu", "0.00"),
+    ("Work GPCI", "gpci_work", "0.000"), ("PE GPCI", "gpci_pe", "0.000"), ("MP GPCI", "gpci_mp", "0.000"),
+    ("CF", "cf", "0.0000"), ("PFS fee", None, "#,##0.00"), ("OPPS cap", "opps_cap", "#,##0.00"),
+    ("Fee used", None, "#,##0.00"), ("Multiple-procedure factor", "multiple_factor", "0.000"),
+    ("Bilateral factor", "bilateral_factor", "0.000"), ("Surgeon factor", "surgeon_factor", "0.000"),
+    ("Allowed", None, "#,##0.00"), ("CareNav allowed (check)", "allowed", "#,##0.00"), ("Steps", None, None),
+)
+FORMULAS = {  # recompute the amounts from the cells of the row (columns per SHEET_COLUMNS)
+    "PFS fee": "=ROUND((K{r}*N{r}+L{r}*O{r}+M{r}*P{r})*Q{r},2)",
+    "Fee used": '=IF(S{r}="",R{r},MIN(R{r},S{r}))',
+    "Allowed": "=ROUND(T{r}*U{r}*V{r}*W{r},2)",
+}
+
+
+def _cell_value(record: dict, key: str | None, header: str, row: int):
+    if key is None:
+        if header == "Steps":
+            return "; ".join(f"{s['name']} {s['indicator']} x{s['factor'] or '-'} ({s['citation']})" for s in record["steps"])
+        return FORMULAS[header].format(r=row)
+    value_ = record[key]
+    numeric = header not in ("MAC", "Locality", "Code", "Line", "Units", "Modifiers", "Date of service")
+    if numeric and isinstance(value_, str):
+        try:
+            return float(Decimal(value_))
+        except ArithmeticError:
+            return value_
+    return value_
+
+
+def claim_workbook(claim: PricedClaim, rule_references: dict[str, str] | None = None) -> bytes:
+    """The priced claim as .xlsx: Claim (inputs, RVUs, GPCIs, CF and formulas that recompute each
+    amount, with CareNav's own amount beside them), Errors, Provenance (files, sha256, CFs, GPCI rows)."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Claim"
+    sheet.append([h for h, _, _ in SHEET_COLUMNS])
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for row_number, line in enumerate(claim.lines, start=2):
+        record = line_record(line)
+        sheet.append([_cell_value(record, key, header, row_number) for header, key, _ in SHEET_COLUMNS])
+        for column, (_, _, fmt) in enumerate(SHEET_COLUMNS, start=1):
+            if fmt:
+                sheet.cell(row=row_number, column=column).number_format = fmt
+    last = len(claim.lines) + 1
+    sheet.append(["Total"] + [None] * 22 + [f"=SUM(X2:X{last})", float(claim.total)])
+    sheet.freeze_panes = "B2"
+    errors = book.create_sheet("Errors")
+    errors.append(["Line", "Code", "Reason"])
+    for error in claim.errors:
+        errors.append([error.line, error.code, error.reason])
+    _provenance(book.create_sheet("Provenance"), claim, rule_references or {})
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _provenance(sheet, claim: PricedClaim, references: dict[str, str]) -> None:
+    sheet.append(["Files"])
+    sheet.append(["kind", "file", "sha256"])
+    files = {("PPRRVU", l.priced.national.source_file, l.priced.national.sha256) for l in claim.lines}
+    files |= {("GPCI", l.place.source_file, l.place.sha256) for l in claim.lines}
+    for kind, path, sha in sorted(files):
+        sheet.append([kind, path, sha])
+    sheet.append([])
+    sheet.append(["Conversion factors"])
+    sheet.append(["CF label", "value", "reference"])
+    for label, cf in sorted({(l.cf_label, l.cf) for l in claim.lines}):
+        sheet.append([label, float(cf), references.get(label, "data/pfs_rules.toml")])
+    sheet.append([])
+    sheet.append(["GPCI rows used"])
+    sheet.append(["CY", "MAC", "locality", "state", "name", "work GPCI", "PE GPCI", "MP GPCI", "release", "file", "sha256"])
+    for p in sorted({l.place for l in claim.lines}, key=lambda p: (p.cy, p.mac, p.locality)):
+        sheet.append([p.cy, p.mac, p.locality, p.state, p.name, float(p.gpci_work), float(p.gpci_pe), float(p.gpci_mp),
+                      p.release_id, p.source_file, p.sha256])
+    sheet.append([])
+    sheet.append(["Notes"])
+    for note in claim.notes + ["RVUs: the latest release of the date of service's CY; CF: the rule's CF in force "
+                               "on the date of service (first listed variant, e.g. non-QP)."]:
+        sheet.append([note])
