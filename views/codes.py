@@ -5,6 +5,7 @@ import streamlit as st
 from carenav_core.pfs.lookup import search_codes
 from carenav_core.pfs.valuation import value
 from carenav_core.ui.resources import app_settings, require_fee_db
+from carenav_core.ui.localities import locality_view
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
 
@@ -33,6 +34,9 @@ if frame.empty:
     st.stop()
 st.dataframe(frame[DISPLAY], column_config=column_config(st), hide_index=True, width="stretch")
 st.download_button("Download CSV (with provenance)", csv_bytes(rows), file_name="carenav_codes.csv", mime="text/csv")
+
+st.subheader("By locality")
+locality_view(con, chosen, rows)
 
 long = frame.melt(id_vars=["hcpcs", "cy", "proposed"], value_vars=["payment_nonfac", "payment_fac"],
                   var_name="setting", value_name="payment").dropna()

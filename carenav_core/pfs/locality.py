@@ -454,3 +454,23 @@ def resolve_places(con: duckdb.DuckDBPyConnection, text: str, cy: int) -> tuple[
     notes = [f"{text!r} matches {len(match.localities)} localities: "
              + ", ".join(f"{p.key} {p.name}" for p in match.localities)] if match.ambiguous else []
     return [p.key for p in match.localities], notes
+
+
+def locality_workbook(rows: list[LocalityRow], notes: list[str]) -> bytes:
+    """Locality rows as .xlsx: a Localities sheet (every record field) and a Provenance sheet
+    (RVU and GPCI files with sha256, CFs, notes such as the stand-in county file)."""
+    import io
+
+    import pandas as pd
+    frame = pd.DataFrame([locality_record(r) for r in rows])
+    files = sorted({("PPRRVU", r.national.source_file, r.national.sha256) for r in rows}
+                   | {("GPCI", r.place.source_file, r.place.sha256) for r in rows})
+    cfs = sorted({(r.national.cf_label, str(r.national.cf)) for r in rows})
+    provenance = pd.DataFrame([{"kind": k, "file": f, "sha256": s} for k, f, s in files]
+                              + [{"kind": "CF", "file": label, "sha256": value_} for label, value_ in cfs]
+                              + [{"kind": "note", "file": n, "sha256": ""} for n in notes])
+    out = io.BytesIO()
+    with pd.ExcelWriter(out, engine="openpyxl") as writer:
+        frame.to_excel(writer, sheet_name="Localities", index=False)
+        provenance.to_excel(writer, sheet_name="Provenance", index=False)
+    return out.getvalue()

@@ -1,0 +1,66 @@
+"""Claim pricer: claim lines in, allowed amount per line and in total, every reduction with its indicator and citation."""
+import json
+
+import pandas as pd
+import streamlit as st
+
+from carenav_core.pfs.pricer import ClaimFileError, claim_record, claim_workbook, price_claim, read_claim
+from carenav_core.pfs.rows import AMA_NOTICE
+from carenav_core.ui.resources import app_settings, require_fee_db
+
+EXAMPLE = """code,modifier,units,facility,locality,date_of_service
+27447,,1,Y,02402:02,2025-03-04
+27130,50,1,Y,02402:02,2025-03-04
+29881,,1,Y,02402:02,2025-03-04
+27447,80,1,Y,02402:02,2025-03-04
+99214,,1,N,13202:01,2026-02-10
+71045,26,1,Y,13202:01,2026-02-10
+99999,,1,N,02402:02,2025-01-01
+99214,,1,N,02402:02,2019-06-01
+"""
+
+settings = app_settings()
+con = require_fee_db(settings)
+st.title("Claim pricer")
+st.caption("One line per service: code, modifier(s), units, facility (Y/N), locality as MAC:LOC, date of service. "
+           "Find a locality's MAC:LOC on the Codes page or with `carenav value 99214 --locality \"Seattle\"`.")
+uploaded = st.file_uploader("Claim CSV", type=["csv"])
+text = st.text_area("or edit the claim here", value=uploaded.getvalue().decode("utf-8-sig") if uploaded else EXAMPLE,
+                    height=220)
+try:
+    lines, errors = read_claim(text)
+except ClaimFileError as exc:
+    st.error(str(exc))
+    st.stop()
+claim = price_claim(con, lines, errors)
+record = claim_record(claim)
+
+left, middle, right = st.columns(3)
+left.metric("Total allowed", f"${claim.total:,.2f}")
+middle.metric("Lines priced", len(claim.lines))
+right.metric("Lines not priced", len(claim.errors))
+if record["lines"]:
+    frame = pd.DataFrame(record["lines"])
+    frame["steps"] = [" · ".join(f"{s['name']} {s['indicator']} ×{s['factor'] or '—'} ({s['citation']})" for s in steps)
+                      for steps in frame["steps"]]
+    for column in ("fee", "uncapped_fee", "opps_cap", "allowed"):
+        frame[column] = pd.to_numeric(frame[column])
+    shown = ["line", "code", "modifiers", "units", "facility", "date_of_service", "locality_name", "label", "fee",
+             "rank", "multiple_factor", "bilateral_factor", "surgeon_factor", "allowed", "steps", "opps_cap"]
+    st.dataframe(frame[shown], hide_index=True, width="stretch", column_config={
+        "fee": st.column_config.NumberColumn("Fee (after OPPS cap)", format="dollar"),
+        "allowed": st.column_config.NumberColumn("Allowed", format="dollar"),
+        "opps_cap": st.column_config.NumberColumn("OPPS cap", format="dollar"),
+        "label": st.column_config.TextColumn("Cite as"), "steps": st.column_config.TextColumn("Reductions (indicator, factor, rule)")})
+if claim.errors:
+    st.subheader("Lines not priced")
+    st.dataframe(pd.DataFrame(record["errors"]), hide_index=True, width="stretch")
+for note in claim.notes:
+    st.caption(note)
+st.download_button("Download Excel (formulas + provenance)", claim_workbook(claim), file_name="carenav_claim.xlsx",
+                   mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+st.download_button("Download JSON", json.dumps(record, indent=1), file_name="carenav_claim.json", mime="application/json")
+st.caption("Allowed = fee × multiple-procedure factor × bilateral factor × surgeon factor, rounded to cents. RVUs come from "
+           "the latest release of the date of service's year; the CF is the one in force on that date. The endoscopic "
+           "family rule and the imaging/therapy reductions (multiple procedure indicators 3-7) are shown, not applied. "
+           + AMA_NOTICE)
