@@ -1,4 +1,5 @@
-"""Screen page: intake form -> screener core -> one card per candidate. Answers live in the URL."""
+"""Screen page: plain-language intake in sections -> screener core -> summary table and one card per
+program. Answers live in the URL (shareable); `?on=YYYY-MM-DD` screens as of another date."""
 from __future__ import annotations
 
 from datetime import date
@@ -8,67 +9,96 @@ import streamlit as st
 from carenav_core.errors import CareNavError
 from carenav_core.screener.assemble import Card, Report, run_screen
 from carenav_core.screener.edges import program_search
-from carenav_core.screener.intake import (DECLINED, DONT_KNOW, LIST_FIELDS, Answers, answers_to_params, choices,
-                                          params_to_answers)
+from carenav_core.screener.intake import DECLINED, DONT_KNOW, answers_to_params, params_to_answers
 from carenav_core.screener.profile import normalize
-from carenav_core.screener.render import report_markdown
+from carenav_core.screener.questions import SECTIONS, Question, drop_hidden, option_words, visible
+from carenav_core.screener.render import report_html, report_markdown
 from carenav_core.ui.resources import app_model, app_settings, app_store
 
-
 SPECIAL = {"": "—", DONT_KNOW: "Don't know", DECLINED: "Prefer not to say"}
+LIMITS = {"household_size": (1, 20)}
 
 
-def _label(value: str) -> str:
-    return SPECIAL.get(value, value.replace("_", " "))
-
-
-def _widget(field: str, current: object) -> object:
-    """One intake question; every question offers don't-know and prefer-not-to-say."""
-    question = Answers.model_fields[field].description or field
-    if field in LIST_FIELDS:
-        options = [*choices(field), DONT_KNOW, DECLINED]
-        default = current if isinstance(current, list) else ([current] if current in options else [])
-        picked = st.multiselect(question, options, default=default, format_func=_label, key=f"q_{field}")
-        specials = [p for p in picked if p in ("none", DONT_KNOW, DECLINED)]
-        return specials[0] if specials else (picked or None)
-    options = ["", *choices(field), DONT_KNOW, DECLINED]
+def _choice(question: Question, current: object) -> object:
+    words = {**option_words(question), **SPECIAL}
+    options = ["", *option_words(question), DONT_KNOW, DECLINED]
     shown = str(current) if current is not None else ""
-    picked = st.selectbox(question, options, index=options.index(shown) if shown in options else 0,
-                          format_func=_label, key=f"q_{field}")
+    picked = st.selectbox(question.text, options, index=options.index(shown) if shown in options else 0,
+                          format_func=words.get, key=f"q_{question.field}", help=question.help or None)
     return picked or None
 
 
+def _multi(question: Question, current: object) -> object:
+    words = {**option_words(question), **SPECIAL}
+    options = [*option_words(question), DONT_KNOW, DECLINED]
+    default = current if isinstance(current, list) else ([current] if current in options else [])
+    picked = st.multiselect(question.text, options, default=default, format_func=words.get,
+                            key=f"q_{question.field}", help=question.help or None)
+    specials = [p for p in picked if p in ("none", DONT_KNOW, DECLINED)]
+    return specials[0] if specials else (picked or None)
+
+
+def _number(question: Question, current: object) -> object:
+    low, high = LIMITS.get(question.field, (0, 120))
+    number, special = st.columns([3, 2])
+    value = number.number_input(question.text, min_value=low, max_value=high, step=1, placeholder="Not answered",
+                                value=current if isinstance(current, int) and low <= current <= high else None,
+                                key=f"q_{question.field}")
+    options = ["", DONT_KNOW, DECLINED]
+    other = special.selectbox("If there is no number", options, format_func=SPECIAL.get,
+                              index=options.index(current) if current in options else 0, key=f"s_{question.field}")
+    return int(value) if value is not None else (other or None)
+
+
+WIDGETS = {"choice": _choice, "money": _choice, "multi": _multi, "number": _number}
+
+
 def _intake(current: dict) -> dict | None:
-    with st.form("intake"):
-        columns = st.columns(3)
-        answers = {}
-        for position, field in enumerate(Answers.model_fields):
-            with columns[position % 3]:
-                answers[field] = _widget(field, current.get(field))
-        submitted = st.form_submit_button("Screen", type="primary")
-    return params_to_answers(answers_to_params(answers)) if submitted else None
+    """Sections of questions; a question that does not apply (given the answers so far) is not shown."""
+    answers: dict = {}
+    for section in SECTIONS:
+        questions = [q for q in visible({**current, **answers}) if q.section == section]
+        if questions:
+            with st.container(border=True):
+                st.markdown(f"**{section}**")
+                for question in questions:
+                    answers[question.field] = WIDGETS[question.kind](question, current.get(question.field))
+    pressed = st.button("Screen", type="primary")
+    chosen = drop_hidden({k: v for k, v in answers.items() if v is not None})
+    return params_to_answers(answers_to_params(chosen)) if pressed else None
 
 
 def _card(card: Card) -> None:
     with st.container(border=True):
         st.subheader(card.name)
-        st.markdown(f"**{card.classification.replace('_', ' ')}** · confidence {card.confidence} · "
-                    f"[official page]({card.official_url})")
+        tier = f" · points to **{card.tier}**" if card.tier else ""
+        st.markdown(f"**{card.result}**{tier} · confidence {card.confidence} · [official page]({card.official_url})")
+        if card.judged_for:
+            st.caption(f"Judged for {card.judged_for}: this program serves the person receiving care.")
+        for notice in card.figures_missing:
+            st.warning(f"{notice[0].upper()}{notice[1:]}.")
         if card.retrieval_failed:
             st.warning("The program details could not be verified in the program documents.")
         st.write(card.summary)
-        for title, items in (("Why", card.why), ("What is missing", card.missing),
+        for title, items in (("Why", card.why), ("What is not known yet", card.missing),
                              ("What would change it", card.what_would_change),
                              ("Information still needed", card.still_needed)):
             if items:
                 st.markdown(f"**{title}**\n" + "\n".join(f"- {i}" for i in items))
-        if card.citations:
-            st.markdown("**Sources**\n" + "\n".join(f"- [{c.heading}]({c.source_url}) `{c.chunk_id}`"
-                                                    for c in card.citations))
+        links = [f"- [{s.title}]({s.href}){f' [{s.tag}]' if s.tag else ''}" for s in card.sources]
+        links += [f"- [{c.heading}]({c.source_url}) (program document)" for c in card.citations]
+        st.markdown("**Sources**\n" + "\n".join(links))
 
 
 def _render(report: Report) -> None:
     st.info(report.disclaimer)
+    for notice in report.notices:
+        st.warning(f"Figure not on file: {notice}")
+    for warning in report.warnings:
+        st.warning(f"Please check: {warning}")
+    st.subheader("Summary")
+    st.dataframe([{"Program": r.program, "Result": r.result, "Why": r.why, "Next step": r.next_step}
+                  for r in report.summary], hide_index=True, use_container_width=True)
     for card in report.cards:
         _card(card)
     if report.excluded:
@@ -77,23 +107,40 @@ def _render(report: Report) -> None:
     if report.follow_up_questions:
         st.subheader("Questions to ask next")
         st.markdown("\n".join(f"- {q}" for q in report.follow_up_questions))
-    st.download_button("Download report (Markdown)", report_markdown(report), file_name="carenav-screen.md",
-                       mime="text/markdown")
+    st.caption("Tags on figures: " + " · ".join(report.legend))
+    markdown, html = st.columns(2)
+    markdown.download_button("Download report (Markdown)", report_markdown(report), file_name="carenav-screen.md",
+                             mime="text/markdown")
+    html.download_button("Printable report (HTML, print to PDF)", report_html(report), file_name="carenav-screen.html",
+                         mime="text/html")
+
+
+def _screening_date(params: dict) -> date:
+    on = params.pop("on", None)
+    return date.fromisoformat(on) if on else date.today()
 
 
 st.title("Screen for Washington programs")
-st.caption("For care navigators. Do not enter names or other identifying details.")
-submitted = _intake(params_to_answers(st.query_params.to_dict()))
+st.caption("For care navigators and family caregivers. Do not enter names or other identifying details. "
+           "Every question can be skipped or answered \"Don't know\".")
+url = st.query_params.to_dict()
+try:
+    on = _screening_date(url)
+except ValueError:
+    st.error(f"The screening date {url.get('on')!r} in the address is not a date like 2026-12-01.")
+    on = date.today()
+url.pop("on", None)
+submitted = _intake(params_to_answers(url))
 if submitted is not None:
-    st.query_params.from_dict(answers_to_params(submitted))
-answers = submitted if submitted is not None else params_to_answers(st.query_params.to_dict())
+    st.query_params.from_dict({**answers_to_params(submitted), **({"on": str(on)} if on != date.today() else {})})
+answers = submitted if submitted is not None else params_to_answers(url)
 if answers:
     try:
         settings = app_settings()
-        report = run_screen(normalize(answers), on=date.today(), search=program_search(app_store(settings)),
+        report = run_screen(normalize(answers), on=on, search=program_search(app_store(settings)),
                             model=app_model(settings))
-
     except CareNavError as exc:
         st.error(f"The answers could not be screened: {exc}")
     else:
+        st.caption(f"Screened as of {on:%B %-d, %Y}.")
         _render(report)

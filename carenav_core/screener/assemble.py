@@ -1,25 +1,36 @@
 """Deterministic assembly: the report a navigator sees, built from rules, retrieval and layer 3.
 
 Confidence comes from the rules classification, retrieval score and unknown count (the model's label
-is discarded); citations only from chunk ids that were retrieved; official links from the manifest.
+is discarded); citations only from chunk ids that were retrieved; official links from the manifest;
+source links from the rules and figures actually applied. Everything a person reads is in plain words.
 """
 from __future__ import annotations
 
+import tomllib
 from dataclasses import asdict, dataclass
 from datetime import date
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from carenav_core.llm import ModelClient
+from carenav_core.params import TAG_MEANINGS
 from carenav_core.screener.corpus import ManifestEntry, ProgramSearch, load_manifest
-from carenav_core.screener.engine import Classification, ProgramResult, screen
+from carenav_core.screener.engine import Classification, Context, ProgramResult, screen
 from carenav_core.screener.evidence import gather_evidence
 from carenav_core.screener.explain import Candidate, Explanation, ProgramSummary, deterministic_summary, explain
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.intake import load_intake_options
+from carenav_core.screener.profile import Profile, answer_warnings
+from carenav_core.screener.rules import msp
+from carenav_core.screener.thresholds import load_thresholds
+from carenav_core.screener.words import FACT_WORDS, facts_in_words
+from carenav_core.settings import PROJECT_ROOT
 
-DISCLAIMER = ("This screen is not an eligibility decision. It shows which programs may be worth a closer look, "
-              "based on the answers given and on thresholds gathered on 2026-11-29 that may have changed. "
-              "The agency that runs each program decides eligibility.")
-MOSTLY_UNKNOWN = 0.5   # share of intake fields unknown above which generic follow-up questions are added
+REPORT_FILE = PROJECT_ROOT / "data" / "programs" / "report.toml"
+RESULT_WORDS = {"likely_relevant": "Likely relevant", "possibly_relevant": "Possibly relevant",
+                "excluded": "Not likely to apply"}
 FOLLOW_UP = {
     "age": "How old is the person?", "monthly_income": "About how much income does the household get each month?",
     "assets": "About how much do they have in countable savings and other assets?",
@@ -31,11 +42,45 @@ FOLLOW_UP = {
 }
 
 
+class _Confidence(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    good_retrieval: float = Field(ge=0, le=1, description="Best retrieval score that counts as good evidence.")
+    mostly_unknown: float = Field(ge=0, le=1, description="Share of unknown facts above which follow-ups are added.")
+
+
+class _ReportFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    confidence: _Confidence
+
+
+@lru_cache(maxsize=2)
+def report_settings(path: Path = REPORT_FILE) -> _Confidence:
+    """The confidence cut-offs of data/programs/report.toml."""
+    return _ReportFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8"))).confidence
+
+
+def disclaimer(manifest: dict[str, ManifestEntry]) -> str:
+    """The disclaimer, with the date the program facts were gathered (from the corpus manifest)."""
+    gathered = max(entry.gathered for entry in manifest.values())
+    return ("This screen is not an eligibility decision. It shows which programs may be worth a closer look, "
+            f"based on the answers given and on program figures gathered by {gathered:%B %-d, %Y} that may have "
+            "changed. The agency that runs each program decides eligibility.")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Citation:
     chunk_id: str
     heading: str
     source_url: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Source:
+    """A page that supports a rule applied or a figure compared, with the figure's confidence tag."""
+
+    title: str
+    href: str
+    tag: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +90,7 @@ class Card:
     program: str
     name: str
     classification: str
+    result: str
     confidence: str
     why: tuple[str, ...]
     missing: tuple[str, ...]
@@ -53,8 +99,12 @@ class Card:
     summary: str
     claims: tuple[str, ...]
     citations: tuple[Citation, ...]
+    sources: tuple[Source, ...]
     official_url: str
     retrieval_failed: bool
+    tier: str = ""
+    judged_for: str = ""
+    figures_missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,14 +112,27 @@ class Exclusion:
     program: str
     name: str
     failed_rules: tuple[str, ...]
+    sources: tuple[Source, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryRow:
+    program: str
+    result: str
+    why: str
+    next_step: str
 
 
 @dataclass(frozen=True, kw_only=True)
 class Report:
     on: date
+    summary: tuple[SummaryRow, ...]
     cards: tuple[Card, ...]
     excluded: tuple[Exclusion, ...]
     follow_up_questions: tuple[str, ...]
+    notices: tuple[str, ...]
+    warnings: tuple[str, ...]
+    legend: tuple[str, ...]
     disclaimer: str
     writer: str
     model_overridden: int
@@ -82,13 +145,15 @@ class Report:
         return data
 
 
-def confidence(classification: Classification, best_score: float, unknown_count: int, retrieval_failed: bool) -> str:
+def confidence(classification: Classification, best_score: float, unknown_count: int, retrieval_failed: bool,
+               *, good_retrieval: float | None = None) -> str:
     """high / medium / low from the rules classification, retrieval quality and the number of unknowns.
 
     >>> confidence(Classification.LIKELY, 0.8, 0, False), confidence(Classification.POSSIBLY, 0.8, 3, False)
     ('high', 'low')
     """
-    points = (2 if classification is Classification.LIKELY else 1) - (0 if best_score >= 0.6 else 1)
+    good = report_settings().good_retrieval if good_retrieval is None else good_retrieval
+    points = (2 if classification is Classification.LIKELY else 1) - (0 if best_score >= good else 1)
     points -= 1 if retrieval_failed else 0
     points -= min(unknown_count, 2) // 2 + (1 if unknown_count >= 3 else 0)
     return "high" if points >= 2 else "medium" if points == 1 else "low"
@@ -99,9 +164,10 @@ def what_would_change(result: ProgramResult) -> tuple[str, ...]:
     open_rules = result.unknown_rules
     lines = []
     for outcome in open_rules:
-        settle = ", ".join(outcome.verdict.unknown_fields or outcome.verdict.needs) or "more detail"
+        fields = outcome.verdict.unknown_fields
+        settle = facts_in_words(fields) if fields else "; ".join(outcome.verdict.needs) or "more detail"
         if_pass = "likely relevant" if len(open_rules) == 1 else "one step closer to likely relevant"
-        lines.append(f"{outcome.label}: knowing {settle} decides it — if met, {if_pass}; if not met, excluded.")
+        lines.append(f"{outcome.label}: knowing {settle} decides it — if met, {if_pass}; if not met, not likely to apply.")
     return tuple(lines)
 
 
@@ -111,27 +177,74 @@ def _citations(summary: ProgramSummary, candidate: Candidate) -> tuple[Citation,
     return tuple(Citation(chunk_id=c, heading=passages[c].heading, source_url=passages[c].source_url) for c in cited)
 
 
-def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str, ManifestEntry]) -> Card:
+def rule_sources(result: ProgramResult) -> tuple[Source, ...]:
+    """The legal source of every rule applied and the references of every figure compared, deduplicated."""
+    found: dict[str, Source] = {}
+    for outcome in result.outcomes:
+        found.setdefault(outcome.legal.href, Source(title=outcome.legal.title, href=outcome.legal.href))
+        for figure in outcome.verdict.thresholds:
+            for ref in figure.reference:
+                found.setdefault(ref.href, Source(title=f"{ref.title} ({figure.label})", href=ref.href, tag=figure.tag))
+    return tuple(found.values())
+
+
+def still_needed(summary: ProgramSummary, result: ProgramResult) -> tuple[str, ...]:
+    """Model and rule needs in words, without repeats (compared case-insensitively)."""
+    items = (*summary.still_needed, *(FACT_WORDS[f] for f in result.unknown_fields), *result.needs,
+             *result.program.always_needed)
+    unique: dict[str, str] = {}
+    for item in items:
+        unique.setdefault(" ".join(item.lower().split()).rstrip("."), item)
+    return tuple(unique.values())
+
+
+def _tier(result: ProgramResult, profile: Profile, on: date) -> str:
+    if result.program.key != msp.KEY or result.classification is Classification.EXCLUDED:
+        return ""
+    return msp.tier(profile, Context(thresholds=load_thresholds(), on=on, options=load_intake_options()))
+
+
+def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str, ManifestEntry], *,
+               profile: Profile | None = None, on: date | None = None) -> Card:
     result, evidence = candidate.result, candidate.evidence
-    still = (*summary.still_needed, *result.unknown_fields, *result.needs, *result.program.always_needed)
     return Card(program=candidate.key, name=result.program.name, classification=result.classification.value,
+                result=RESULT_WORDS[result.classification.value],
                 confidence=confidence(result.classification, evidence.best_score, len(result.unknown_fields),
                                       evidence.retrieval_failed),
                 why=tuple(o.verdict.reason for o in result.outcomes if o.status == "pass"),
                 missing=tuple(o.verdict.reason for o in result.unknown_rules),
-                what_would_change=what_would_change(result), still_needed=tuple(dict.fromkeys(still)),
+                what_would_change=what_would_change(result), still_needed=still_needed(summary, result),
                 summary=summary.summary, claims=tuple(c.text for c in summary.claims),
-                citations=_citations(summary, candidate), official_url=manifest[candidate.key].official_url,
-                retrieval_failed=evidence.retrieval_failed)
+                citations=_citations(summary, candidate), sources=rule_sources(result),
+                official_url=manifest[candidate.key].official_url, retrieval_failed=evidence.retrieval_failed,
+                tier=_tier(result, profile, on) if profile is not None and on is not None else "",
+                judged_for="the person they care for" if result.for_care_receiver else "",
+                figures_missing=result.figures_missing)
 
 
 def follow_up_questions(profile: Profile, explanation: Explanation) -> tuple[str, ...]:
     """The model's questions, plus fixed ones for the most useful unknowns when most answers are missing."""
     asked = [q for s in explanation.report.programs for q in s.follow_up_questions]
     unknown = profile.unknown_fields()
-    if len(unknown) / len(vars(profile)) > MOSTLY_UNKNOWN:
+    if len(unknown) / len(vars(profile)) > report_settings().mostly_unknown:
         asked += [FOLLOW_UP[f] for f in unknown if f in FOLLOW_UP]
     return tuple(dict.fromkeys(asked))
+
+
+def summary_row(card: Card) -> SummaryRow:
+    """One line of the table at the top: the program, the result, the main reason and the next step."""
+    why = card.missing[0] if card.classification == "possibly_relevant" and card.missing else (
+        card.why[0] if card.why else card.summary)
+    step = (f"Ask: {card.still_needed[0]}" if card.classification == "possibly_relevant" and card.still_needed
+            else f"Contact the program ({card.official_url})")
+    name = f"{card.name} — {card.tier}" if card.tier else card.name
+    return SummaryRow(program=name, result=card.result, why=why, next_step=step)
+
+
+def _exclusion(result: ProgramResult) -> Exclusion:
+    return Exclusion(program=result.program.key, name=result.program.name,
+                     failed_rules=tuple(f"{o.label} — {o.verdict.reason}" for o in result.failed_rules),
+                     sources=rule_sources(result))
 
 
 def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: tuple[Candidate, ...],
@@ -144,12 +257,17 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
     # A candidate the model left out still gets a card, written deterministically.
     summaries = {**{c.key: deterministic_summary(c) for c in candidates}, **proposed}
     order = [k for k in explanation.report.priorities if k in by_key] + list(summaries)
-    cards = tuple(build_card(by_key[k], summaries[k], manifest) for k in dict.fromkeys(order))
-    excluded = tuple(Exclusion(program=r.program.key, name=r.program.name,
-                               failed_rules=tuple(f"{o.label} — {o.verdict.reason}" for o in r.failed_rules))
-                     for r in results if r.classification is Classification.EXCLUDED)
-    return Report(on=on, cards=cards, excluded=excluded, follow_up_questions=follow_up_questions(profile, explanation),
-                  disclaimer=DISCLAIMER, writer=explanation.writer, model_overridden=overridden,
+    cards = tuple(build_card(by_key[k], summaries[k], manifest, profile=profile, on=on) for k in dict.fromkeys(order))
+    excluded = tuple(_exclusion(r) for r in results if r.classification is Classification.EXCLUDED)
+    summary = (*(summary_row(c) for c in cards),
+               *(SummaryRow(program=e.name, result=RESULT_WORDS["excluded"], why=e.failed_rules[0],
+                            next_step="Nothing now; ask again if the situation changes") for e in excluded))
+    notices = tuple(dict.fromkeys(f"{m[0].upper()}{m[1:]}; the programs that use it show as possibly relevant "
+                                  "until it is added." for r in results for m in r.figures_missing))
+    return Report(on=on, summary=summary, cards=cards, excluded=excluded,
+                  follow_up_questions=follow_up_questions(profile, explanation), notices=notices,
+                  warnings=answer_warnings(profile), legend=tuple(f"[{k}] {v}" for k, v in TAG_MEANINGS.items()),
+                  disclaimer=disclaimer(manifest), writer=explanation.writer, model_overridden=overridden,
                   model_proposals=len(proposed) if explanation.writer == "model" else 0,
                   rejections=explanation.rejections)
 

@@ -32,11 +32,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           help="use the in-memory lexical stand-in instead of the pgvector program store")
     evaluate.add_argument("--out", type=Path, default=None, help="write the JSON results here too")
     evaluate.set_defaults(func=run_eval_command)
+    data = command_group(subparsers, "data", "checks of the project's dated data")
+    check = data.add_parser("check", help="list program figures that have ended, end within 90 days or have no value")
+    check.add_argument("--on", type=date.fromisoformat, default=None, help="date to check (default today)")
+    check.add_argument("--days", type=int, default=90, help="how far ahead an ending value is listed (default 90)")
+    check.set_defaults(func=run_data_check_command)
 
 
 def read_answers(path: Path) -> dict:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"answers file {path}: byte {exc.start} is not UTF-8 text; save the answers as "
+                          "UTF-8 JSON") from exc
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"answers file {path}: {exc}; expected a JSON object of intake answers") from exc
     if not isinstance(raw, dict):
@@ -81,3 +89,17 @@ def run_eval_command(args: argparse.Namespace, settings: Settings) -> int:
         args.out.write_text(text + "\n", encoding="utf-8")
     sys.stdout.write(text + "\n")
     return 0 if results["passed"] else 1
+
+
+def run_data_check_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Print one line per finding; exit 1 when there is any, 0 when the data is clean for the date."""
+    from carenav_core.params import freshness
+    from carenav_core.screener.thresholds import load_thresholds
+    on = args.on or date.today()
+    findings = freshness(load_thresholds().parameters, on, horizon_days=args.days)
+    for f in findings:
+        sys.stdout.write(f"{f.problem:<9}  {f.key:<36}  {f.detail}  ({Path(f.source).name})\n")
+    count = len(findings)
+    sys.stdout.write(f"{count} finding{'s' if count != 1 else ''} on {on} "
+                     f"(values ending within {args.days} days, ended, pending or missing)\n")
+    return 1 if findings else 0

@@ -29,6 +29,7 @@ class ProgramResult:
     program: Program
     classification: Classification
     outcomes: tuple[Outcome, ...]
+    for_care_receiver: bool = False   # judged on the facts of the person the screened caregiver cares for
 
     @property
     def failed_rules(self) -> tuple[Outcome, ...]:
@@ -42,6 +43,11 @@ class ProgramResult:
     def unknown_fields(self) -> tuple[str, ...]:
         """Intake fields whose answers are missing and would settle an unknown rule, first-seen order."""
         return tuple(dict.fromkeys(f for o in self.unknown_rules for f in o.verdict.unknown_fields))
+
+    @property
+    def figures_missing(self) -> tuple[str, ...]:
+        """Plain notices of figures not on file for the date (their rules fell back to unknown)."""
+        return tuple(dict.fromkeys(o.verdict.figure_missing for o in self.outcomes if o.verdict.figure_missing))
 
     @property
     def needs(self) -> tuple[str, ...]:
@@ -58,9 +64,11 @@ def classify(outcomes: tuple[Outcome, ...]) -> Classification:
 
 
 def screen_program(program: Program, profile: Profile, context: Context) -> ProgramResult:
-    """Run one program's rules on the profile."""
-    outcomes = tuple(r.evaluate(profile, context) for r in program.rules)
-    return ProgramResult(program=program, classification=classify(outcomes), outcomes=outcomes)
+    """Run one program's rules on the facts of the person it would serve (Profile.care_receiver)."""
+    other = program.serves == "care_receiver" and profile.cares_for_another()
+    subject = profile.care_receiver() if other else profile
+    outcomes = tuple(r.evaluate(subject, context) for r in program.rules)
+    return ProgramResult(program=program, classification=classify(outcomes), outcomes=outcomes, for_care_receiver=other)
 
 
 def screen(profile: Profile, *, on: date, thresholds: ThresholdTable | None = None,

@@ -27,36 +27,40 @@ HOME_SETTINGS = ("own_home", "rented_home", "with_family")
 
 @dataclass(frozen=True, kw_only=True)
 class Bracket:
-    """An answer range (lower, upper]; the first bracket starts at 0 inclusive; upper None = no top."""
+    """An answer range in whole dollars, lower..upper inclusive; upper None = no top."""
 
     key: str
-    lower: float
-    upper: float | None
+    lower: int
+    upper: int | None
     sliver: float
     unit: str
 
     def label(self) -> str:
-        """Human text, e.g. '$1,000 – $1,300'.
+        """Human text, e.g. '$1,000 – $1,299 a month'.
 
-        >>> Bracket(key="1000-1300", lower=1000, upper=1300, sliver=10, unit="USD/month").label()
-        '$1,000 – $1,300'
+        >>> Bracket(key="1000-1299", lower=1000, upper=1299, sliver=10, unit="USD/month").label()
+        '$1,000 – $1,299 a month'
+        >>> Bracket(key="8000+", lower=8000, upper=None, sliver=10, unit="USD/month").label()
+        '$8,000 or more a month'
         """
-        top = f"${self.upper:,.0f}" if self.upper is not None else "or more"
-        return f"${self.lower:,.0f} – {top}" if self.upper is not None else f"${self.lower:,.0f} {top}"
+        per = " a month" if self.unit == "USD/month" else ""
+        if self.upper is None:
+            return f"${self.lower:,} or more{per}"
+        return f"${self.lower:,} – ${self.upper:,}{per}"
 
 
 class _BracketFamily(BaseModel):
     model_config = ConfigDict(extra="forbid")
     unit: str = Field(description="Unit of the edges.")
-    sliver: float = Field(ge=0, description="Distance within which an edge counts as aligned with a limit.")
-    upper_edges: list[float] = Field(min_length=1, description="Ascending upper edges; a last open bracket follows.")
+    sliver: float = Field(ge=0, description="Widest band around a limit the bracket policy leaves unknown.")
+    starts: list[int] = Field(min_length=1, description="Ascending first dollars of each bracket after the one from $0.")
 
-    @field_validator("upper_edges")
+    @field_validator("starts")
     @classmethod
-    def _ascending(cls, edges: list[float]) -> list[float]:
-        if edges != sorted(set(edges)):
-            raise ValueError("upper_edges must be strictly ascending")
-        return edges
+    def _ascending(cls, starts: list[int]) -> list[int]:
+        if starts != sorted(set(starts)) or starts[0] <= 0:
+            raise ValueError("starts must be positive and strictly ascending")
+        return starts
 
 
 class _Geography(BaseModel):
@@ -81,9 +85,9 @@ class IntakeOptions:
 
 
 def _brackets(family: _BracketFamily) -> tuple[Bracket, ...]:
-    lowers = [0.0, *family.upper_edges]
-    uppers = [*family.upper_edges, None]
-    return tuple(Bracket(key=f"{lo:g}-{up:g}" if up is not None else f"{lo:g}+", lower=lo, upper=up,
+    lowers = [0, *family.starts]
+    uppers = [s - 1 for s in family.starts] + [None]
+    return tuple(Bracket(key=f"{lo}-{up}" if up is not None else f"{lo}+", lower=lo, upper=up,
                          sliver=family.sliver, unit=family.unit) for lo, up in zip(lowers, uppers))
 
 
@@ -114,7 +118,11 @@ class Answers(BaseModel):
     """Raw intake answers (from a form, a JSON file or the URL). Omitted = unanswered."""
 
     model_config = ConfigDict(extra="forbid")
+    screening_for: Literal["myself", "someone_i_care_for"] | None = Field(
+        None, description="Whether the person answering is screening themselves or someone they care for.")
     age: int | Special | None = Field(None, description="Age in years of the person screened (0-120).")
+    caregiver_age: int | Special | None = Field(
+        None, description="Age of the unpaid caregiver answering for someone they care for.")
     county: str | None = Field(None, description="Washington county of residence.")
     household_size: int | Special | None = Field(None, description="People who live and buy food together (1-20).")
     marital_status: Literal["single", "married", "dont_know", "prefer_not_to_say"] | None = Field(
@@ -146,7 +154,15 @@ class Answers(BaseModel):
         None, description="Who they care for.")
     pays_for_heating: YesNo | None = Field(None, description="The household pays for heat directly or in rent.")
 
-    @field_validator("age", "care_recipient_age")
+    @field_validator("age", "care_recipient_age", "caregiver_age", "household_size", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object, info) -> object:
+        # JSON true/false would otherwise be read as 1/0 (bool is an int in Python).
+        if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"{info.field_name.replace('_', ' ')} must be a whole number, not {value!r}")
+        return value
+
+    @field_validator("age", "care_recipient_age", "caregiver_age")
     @classmethod
     def _plausible_age(cls, value: int | str | None) -> int | str | None:
         if isinstance(value, int) and not 0 <= value <= 120:
@@ -185,7 +201,7 @@ def parse_answers(raw: dict) -> Answers:
 
 
 LIST_FIELDS = ("medicare_parts", "adl_help")
-INT_FIELDS = ("age", "household_size", "care_recipient_age")
+INT_FIELDS = ("age", "household_size", "care_recipient_age", "caregiver_age")
 
 
 def answers_to_params(answers: dict) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Layer 0: the normalized profile. Unanswered or declined answers become explicit Unknowns."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Literal, Mapping, TypeVar
 
 from carenav_core.screener.intake import DECLINED, DONT_KNOW, Answers, Bracket, load_intake_options, parse_answers
@@ -13,7 +13,7 @@ T = TypeVar("T")
 class Unknown:
     """A fact the intake did not settle, and why."""
 
-    reason: Literal["unanswered", "dont_know", "prefer_not_to_say", "not_assessed"]
+    reason: Literal["unanswered", "dont_know", "prefer_not_to_say", "not_assessed", "about_the_other_person"]
 
     def __bool__(self) -> bool:  # an Unknown must never be mistaken for a "yes"
         raise TypeError("Unknown has no truth value; test it with is_unknown()")
@@ -33,8 +33,15 @@ def is_unknown(value: object) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Profile:
-    """The person screened. Every field is a value or an Unknown; nothing is defaulted."""
+    """The person screened. Every field is a value or an Unknown; nothing is defaulted.
 
+    `screening_for` says who answers: the person themselves, or their unpaid caregiver (whose age is
+    `caregiver_age`). When the person screened is themselves a caregiver, `care_recipient_age` is the age
+    of the one they care for (see `care_receiver`).
+    """
+
+    screening_for: Maybe[str]
+    caregiver_age: Maybe[int]
     age: Maybe[int]
     county: Maybe[str]
     household_size: Maybe[int]
@@ -59,6 +66,25 @@ class Profile:
     def unknown_fields(self) -> tuple[str, ...]:
         """Names of the fields that are Unknown, in intake order."""
         return tuple(f.name for f in fields(self) if is_unknown(getattr(self, f.name)))
+
+    def cares_for_another(self) -> bool:
+        """The person screened is an unpaid caregiver of someone else and is not themselves receiving care."""
+        return (self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
+                and self.has_unpaid_caregiver is not True)
+
+    def care_receiver(self) -> "Profile":
+        """The person a care-receiver program (MAC, TSOA, PACE) would serve.
+
+        The person screened, unless they are a caregiver of someone else: then the one they care for, of
+        whom the intake knows the age, that the screened person cares for them unpaid, and nothing else.
+        """
+        if not self.cares_for_another():
+            return self
+        other = Unknown(reason="about_the_other_person")
+        facts = {f.name: other for f in fields(self)}
+        return replace(self, **{**facts, "screening_for": "someone_i_care_for", "age": self.care_recipient_age,
+                                "caregiver_age": self.age, "has_unpaid_caregiver": True,
+                                "caring_for_someone": False, "care_recipient_age": other})
 
 
 def _special(value: object) -> Unknown | None:
@@ -104,6 +130,7 @@ def normalize(answers: Answers | Mapping[str, object]) -> Profile:
     a = answers if isinstance(answers, Answers) else parse_answers(dict(answers))
     options = load_intake_options()
     return Profile(
+        screening_for=_plain(a.screening_for), caregiver_age=_plain(a.caregiver_age),
         age=_plain(a.age), county=_plain(a.county),
         household_size=_plain(a.household_size),
         married=_married(a.marital_status),
@@ -115,7 +142,24 @@ def normalize(answers: Answers | Mapping[str, object]) -> Profile:
         wartime_service=_yes_no(a.wartime_service), adl_help=_as_set(a.adl_help),
         nursing_facility_level_of_care=_level_of_care(a.nursing_facility_level_of_care),
         living_situation=_plain(a.living_situation),
-        has_unpaid_caregiver=_yes_no(a.has_unpaid_caregiver), caring_for_someone=_yes_no(a.caring_for_someone),
+        has_unpaid_caregiver=True if a.screening_for == "someone_i_care_for" else _yes_no(a.has_unpaid_caregiver),
+        caring_for_someone=_yes_no(a.caring_for_someone),
         care_recipient_age=_plain(a.care_recipient_age),
         care_relationship=_plain(a.care_relationship),
         pays_for_heating=_yes_no(a.pays_for_heating))
+
+
+def answer_warnings(profile: Profile) -> tuple[str, ...]:
+    """Answers that are allowed but unusual enough that the person should check them (shown on the report)."""
+    found = []
+    has_medicare = not is_unknown(profile.medicare_parts) and bool(profile.medicare_parts)
+    if has_medicare and not is_unknown(profile.age) and profile.age < 65 and profile.disability is False:
+        found.append(f"Medicare before 65 usually means a disability or kidney failure, but the answers give "
+                     f"age {profile.age} and no disability. Please check the age, the Medicare answer and "
+                     "the disability answer.")
+    if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
+        found.append("The screening is for someone you care for, and the answers also say that person is a "
+                     "caregiver. Caregiver programs are judged for them as a caregiver.")
+    if not is_unknown(profile.age) and profile.age < 18:
+        found.append(f"The age given is {profile.age}. These programs are for adults; please check the age.")
+    return tuple(found)

@@ -1,45 +1,29 @@
-"""Dated eligibility thresholds read from data/programs/*.toml and validated.
+"""Eligibility thresholds read from data/programs/*.toml through the one dated-parameter schema (params.py).
 
-Each parameter has a label, a unit and dated values; each value has an effective date, an
-optional last day (``until``), a source tag ([O] official, [D] derived, [S] secondary) and
-at least one reference. The loader rejects unknown keys, duplicate keys and duplicate dates.
+A screener value has exactly one figure shape: `amount`, `single` + `couple`, `by_size` (+ optional
+`each_additional`) or `by_county`; a `pending` value has none (no confirmed figure for that period).
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from carenav_core.errors import ConfigError
+from carenav_core.params import DatedValue, Parameter, ParameterNotInForce, merge, parse_parameters
 from carenav_core.settings import PROJECT_ROOT
 
 PROGRAMS_DIR = PROJECT_ROOT / "data" / "programs"
 PARAMETER_FILES = ("ages", "ssi_based", "fpl_based", "resources", "va_pension", "property_tax")
 SHAPES = ("amount", "single", "by_size", "by_county")
+UNIT_WORDS = {"USD/month": " a month", "USD/year": " a year", "USD": "", "years": " years", "flag": ""}
+ThresholdNotInForce = ParameterNotInForce
 
 
-class ThresholdNotInForce(ConfigError):
-    """No value of a parameter is in force on the screening date."""
-
-
-class _Reference(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    title: str = Field(min_length=1, description="Title of the cited page or rule.")
-    href: str = Field(pattern=r"^https?://", description="Address of the cited page.")
-
-
-class _Value(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    effective: date = Field(description="First day the value applies.")
-    until: date | None = Field(None, description="Last day the value applies, if known to end.")
-    tag: Literal["O", "D", "S"] = Field(description="O official, D derived, S secondary.")
-    reference: list[_Reference] = Field(min_length=1, description="Where the value was read.")
-    note: str = Field("", description="Caveat shown with the value.")
+class ScreenerValue(DatedValue):
     amount: float | None = Field(None, ge=0, description="A single figure.")
     single: float | None = Field(None, ge=0, description="Figure for one person.")
     couple: float | None = Field(None, ge=0, description="Figure for a married couple.")
@@ -48,28 +32,16 @@ class _Value(BaseModel):
     by_county: dict[str, float] | None = Field(None, description="Figure per Washington county.")
 
     @model_validator(mode="after")
-    def _one_shape(self) -> "_Value":
+    def _one_shape(self) -> "ScreenerValue":
         present = [s for s in SHAPES if getattr(self, s) is not None]
+        if self.pending:
+            if present:
+                raise ValueError(f"a pending value has no figure, found {present}")
+            return self
         if len(present) != 1:
             raise ValueError(f"exactly one of {list(SHAPES)} is required, found {present or 'none'}")
         if (self.single is None) != (self.couple is None):
             raise ValueError("single and couple must be given together")
-        if self.until is not None and self.until < self.effective:
-            raise ValueError(f"until {self.until} is before effective {self.effective}")
-        return self
-
-
-class _Parameter(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    label: str = Field(min_length=1, description="What the figure is, in the program's words.")
-    unit: Literal["USD/month", "USD/year", "USD", "years", "flag"] = Field(description="Unit of every value.")
-    values: list[_Value] = Field(min_length=1, description="Dated values.")
-
-    @model_validator(mode="after")
-    def _dates_unique(self) -> "_Parameter":
-        dates = [v.effective for v in self.values]
-        if len(set(dates)) != len(dates):
-            raise ValueError(f"duplicate effective date in {sorted(map(str, dates))}")
         return self
 
 
@@ -92,42 +64,31 @@ class Threshold:
     reference: tuple[Reference, ...]
     note: str = ""
 
+    def shown(self) -> str:
+        """The figure in words: '$1,856 a month', '65 years'."""
+        if self.unit == "flag":
+            return "yes" if self.amount else "no"
+        number = f"{self.amount:g}" if self.unit == "years" else f"${self.amount:,.2f}".replace(".00", "")
+        return number + UNIT_WORDS.get(self.unit, "")
+
     def describe(self) -> str:
-        """'$1,014 (USD/month, from 2026-01-01) [D]' style text."""
-        shown = f"{self.amount:g}" if self.unit in ("years", "flag") else f"${self.amount:,.2f}".replace(".00", "")
-        return f"{shown} ({self.unit}, from {self.effective}) [{self.tag}]"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Parameter:
-    key: str
-    label: str
-    unit: str
-    values: tuple[_Value, ...]
-
-    def in_force(self, on: date) -> _Value:
-        """The value whose period contains `on`; raises ThresholdNotInForce otherwise."""
-        started = [v for v in self.values if v.effective <= on]
-        if started:
-            latest = max(started, key=lambda v: v.effective)
-            if latest.until is None or on <= latest.until:
-                return latest
-        raise ThresholdNotInForce(f"parameter {self.key!r} has no value in force on {on}")
+        """'$1,014 a month (from January 1, 2026) [D]' style text."""
+        return f"{self.shown()} (from {self.effective:%B %-d, %Y}) [{self.tag}]"
 
 
 @dataclass(frozen=True, kw_only=True)
 class ThresholdTable:
     """All parameters, looked up by key, date and household shape."""
 
-    parameters: dict[str, Parameter]
+    parameters: dict[str, Parameter[ScreenerValue]]
 
-    def _pick(self, key: str, amount: float, value: _Value) -> Threshold:
+    def _pick(self, key: str, amount: float, value: ScreenerValue) -> Threshold:
         parameter = self.parameters[key]
         return Threshold(key=key, label=parameter.label, unit=parameter.unit, amount=amount,
                          effective=value.effective, tag=value.tag, note=value.note,
                          reference=tuple(Reference(title=r.title, href=r.href) for r in value.reference))
 
-    def _value(self, key: str, on: date, shape: str) -> _Value:
+    def _value(self, key: str, on: date, shape: str) -> ScreenerValue:
         if key not in self.parameters:
             raise ConfigError(f"unknown threshold parameter {key!r}; known: {sorted(self.parameters)}")
         value = self.parameters[key].in_force(on)
@@ -152,7 +113,8 @@ class ThresholdTable:
         if size <= listed:
             return self._pick(key, value.by_size[size - 1], value)
         if value.each_additional is None:
-            raise ThresholdNotInForce(f"parameter {key!r} lists sizes up to {listed}; size {size} has no figure")
+            raise ThresholdNotInForce(f"the {self.parameters[key].label} lists households of up to {listed}; "
+                                      f"a household of {size} has no figure on file")
         return self._pick(key, value.by_size[-1] + value.each_additional * (size - listed), value)
 
     def for_county(self, key: str, on: date, county: str) -> Threshold:
@@ -163,41 +125,19 @@ class ThresholdTable:
         return self._pick(key, value.by_county[county], value)
 
 
-def parse_parameters(text: str, source: str) -> dict[str, Parameter]:
-    """Parse one parameter file; ConfigError names the file, parameter and problem."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: {exc}") from exc
-    unknown = set(raw) - {"parameter"}
-    if unknown:
-        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [parameter.*]")
-    parsed = {}
-    for key, entry in raw.get("parameter", {}).items():
-        try:
-            model = _Parameter.model_validate(entry)
-        except ValidationError as exc:
-            raise ConfigError(f"{source}: parameter {key}: {exc}") from exc
-        parsed[key] = Parameter(key=key, label=model.label, unit=model.unit,
-                                values=tuple(sorted(model.values, key=lambda v: v.effective)))
-    return parsed
-
-
 def merge_parameter_files(texts: dict[str, str]) -> ThresholdTable:
-    """Merge parsed files (name -> text); a key defined in two files is an error."""
-    merged: dict[str, Parameter] = {}
-    origin: dict[str, str] = {}
-    for source, text in texts.items():
-        for key, parameter in parse_parameters(text, source).items():
-            if key in merged:
-                raise ConfigError(f"duplicate parameter {key!r} in {origin[key]} and {source}")
-            merged[key], origin[key] = parameter, source
-    return ThresholdTable(parameters=merged)
+    """Parse files (name -> text) and merge them; a key defined in two files is an error."""
+    return ThresholdTable(parameters=merge({source: parse_parameters(text, source, ScreenerValue)
+                                            for source, text in texts.items()}))
+
+
+def parameter_texts(folder: Path = PROGRAMS_DIR) -> dict[str, str]:
+    """The shipped parameter files, name -> text."""
+    return {str(folder / f"{name}.toml"): (folder / f"{name}.toml").read_text(encoding="utf-8")
+            for name in PARAMETER_FILES}
 
 
 @lru_cache(maxsize=4)
 def load_thresholds(folder: Path = PROGRAMS_DIR) -> ThresholdTable:
     """The thresholds shipped in data/programs/."""
-    texts = {str(folder / f"{name}.toml"): (folder / f"{name}.toml").read_text(encoding="utf-8")
-             for name in PARAMETER_FILES}
-    return merge_parameter_files(texts)
+    return merge_parameter_files(parameter_texts(folder))

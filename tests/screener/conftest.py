@@ -16,7 +16,7 @@ from carenav_core.screener.thresholds import load_thresholds
 # A 70-year-old single homeowner in King County with modest income and everything answered.
 BASE_ANSWERS = {
     "age": 70, "county": "King", "household_size": 1, "marital_status": "single",
-    "monthly_income": "1000-1300", "assets": "0-2000", "medicare_parts": ["A", "B"], "apple_health": "none",
+    "monthly_income": "1000-1299", "assets": "0-2000", "medicare_parts": ["A", "B"], "apple_health": "none",
     "extra_help": "no", "disability": "no", "veteran_status": "veteran", "wartime_service": "yes",
     "adl_help": ["bathing"], "nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home",
     "has_unpaid_caregiver": "yes", "caring_for_someone": "no", "care_recipient_age": "dont_know",

@@ -151,14 +151,18 @@ def test_without_a_model_the_deterministic_writer_produces_the_whole_report():
     assert "could not be verified" in markdown
     assert "About how much income does the household get each month?" in report.follow_up_questions
     pace = next(c for c in report.cards if c.program == "pace")
-    assert any("if not met, excluded" in line for line in pace.what_would_change)
+    assert any("if not met, not likely to apply" in line for line in pace.what_would_change)
+    assert not any("nursing_facility_level_of_care" in line for line in pace.what_would_change)
 
 
 def test_markdown_lists_exclusions_and_citations():
     report = run_screen(PERSON, on=ON, search=MemorySearch())
     markdown = report_markdown(report)
     assert "## Not likely to apply" in markdown and "Veteran or surviving spouse" in markdown
-    assert "(`msp#" in markdown
+    msp = next(c for c in report.cards if c.program == "msp")
+    assert msp.citations and f"[{msp.citations[0].heading}]({msp.citations[0].source_url})" in markdown
+    assert "`msp#" not in markdown  # chunk ids are internal names
+    assert "| Program | Result | Why | Next step |" in markdown and "What the tags on figures mean" in markdown
     assert json.loads(json.dumps(report.to_dict()))["on"] == "2026-05-01"
 
 

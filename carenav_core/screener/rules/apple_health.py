@@ -26,17 +26,17 @@ def pathway(profile: Profile, context: Context) -> str | None:
     return "magi" if in_band and not profile.medicare_parts else "none"
 
 
-@rule(program=KEY, label="Aged 65+, blind or disabled, or an adult 19-64 without Medicare",
+@rule(program=KEY, label="In an adult coverage group: older adult, blind or disabled, or a working-age adult without Medicare",
       document="apple_health#age-and-category", legal=HCA_ABD)
 def in_coverage_category(profile: Profile, context: Context) -> Verdict:
     route = pathway(profile, context)
     if route is None:
         return unknown(profile, "age", "disability", "medicare_parts")
-    names = {"ssi": "SSI-related (65+, blind or disabled)", "magi": "MAGI adult (19-64, no Medicare)"}
+    names = {"ssi": "SSI-related (older adult, blind or disabled)", "magi": "MAGI adult (working age, no Medicare)"}
     return verdict(route != "none", f"coverage group: {names.get(route, 'none of the adult groups')}")
 
 
-@rule(program=KEY, label="Income within the categorically needy (SSI-related) or MAGI limit",
+@rule(program=KEY, label="Income within the categorically needy (SSI-related) or MAGI adult limit",
       document="apple_health#income-limit", legal=WAC_512_0010)
 def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:
@@ -67,7 +67,7 @@ def _ssi_income(profile: Profile, context: Context) -> Verdict:
                    needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
 
 
-@rule(program=KEY, label="Resources within $2,000 single / $3,000 couple (SSI-related; MAGI has no asset test)",
+@rule(program=KEY, label="Resources within the SSI-related resource limit (MAGI adult coverage has no asset test)",
       document="apple_health#resource-limit", legal=WAC_512_0010)
 def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:

@@ -1,14 +1,15 @@
 """What a rule is: one criterion of one program, returning pass | fail | unknown with its sources."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import StrEnum
-from typing import Callable
+from typing import Callable, Literal
 
 from carenav_core.screener.intake import Bracket, IntakeOptions
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.thresholds import Reference, Threshold, ThresholdNotInForce, ThresholdTable
+from carenav_core.screener.words import facts_in_words, place_words
 
 
 class Status(StrEnum):
@@ -35,6 +36,7 @@ class Verdict:
     unknown_fields: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
     thresholds: tuple[Threshold, ...] = ()
+    figure_missing: str = ""   # set when a figure is not on file for the date (the Screen page shows a notice)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,8 +69,8 @@ class Rule:
         try:
             verdict = self.check(profile, context)
         except ThresholdNotInForce as exc:
-            verdict = Verdict(status=Status.UNKNOWN, reason=f"no figure on file for {context.on}: {exc}",
-                              needs=(f"the limit in force on {context.on} (not in the reference data)",))
+            verdict = Verdict(status=Status.UNKNOWN, reason=f"{exc}, so this cannot be checked yet",
+                              needs=(f"the current figure from the agency ({exc})",), figure_missing=str(exc))
         return Outcome(program=self.program, rule=self.name, label=self.label, document=self.document,
                        legal=self.legal, verdict=verdict)
 
@@ -90,6 +92,7 @@ class Program:
     rules: tuple[Rule, ...]
     always_needed: tuple[str, ...]
     official_url: str
+    serves: Literal["person", "care_receiver"] = "person"   # whose facts the rules read (Profile.care_receiver)
 
 
 def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
@@ -98,7 +101,7 @@ def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
     if not missing:
         return None
     return Verdict(status=Status.UNKNOWN, unknown_fields=missing,
-                   reason=reason or f"not answered: {', '.join(missing)}")
+                   reason=reason or f"not known yet: {facts_in_words(missing)}")
 
 
 def verdict(passed: bool, reason: str, *thresholds: Threshold) -> Verdict:
@@ -108,27 +111,25 @@ def verdict(passed: bool, reason: str, *thresholds: Threshold) -> Verdict:
 
 def at_least(value: int, limit: Threshold, what: str) -> Verdict:
     """PASS when value >= limit (ages)."""
-    return verdict(value >= limit.amount, f"{what} {value} vs minimum {limit.describe()}", limit)
+    return verdict(value >= limit.amount, f"{what} {value} vs minimum {limit.shown()}", limit)
 
 
 def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float = 1.0) -> Verdict:
-    """Compare an answer bracket with a ceiling. `scale` turns a monthly bracket into the limit's unit.
+    """Compare an answer bracket (whole dollars, both ends included) with an at-or-below limit.
 
-    A bracket wholly at/below passes and wholly above fails; an edge within the bracket's sliver of
-    the limit counts as aligned (documented bracket policy); a bracket straddling the limit is unknown.
+    The whole bracket at or below passes, the whole bracket above fails, and a bracket that straddles the
+    limit is unknown: an approximation may make a result unknown, never flip it. `scale` turns a monthly
+    bracket into the limit's unit (x12 for a yearly limit).
     """
-    lower, sliver = bracket.lower * scale, bracket.sliver * scale
+    lower = bracket.lower * scale
     upper = None if bracket.upper is None else bracket.upper * scale
-    said = f"{what} bracket {bracket.label()}{' x12' if scale == 12 else ''} vs limit {limit.describe()}"
+    said = f"{what} {bracket.label()}{' (times 12 for a year)' if scale == 12 else ''} vs limit {limit.describe()}"
     if upper is not None and upper <= limit.amount:
-        return verdict(True, f"{said}: the whole bracket is at or below the limit", limit)
-    if upper is not None and upper - limit.amount <= sliver:
-        return verdict(True, f"{said}: top edge within the ${sliver:,.0f} sliver of the limit, treated as aligned", limit)
-    if lower >= limit.amount - sliver:
-        aligned = "" if lower >= limit.amount else f" (bottom edge within the ${sliver:,.0f} sliver, treated as aligned)"
-        return verdict(False, f"{said}: the whole bracket is above the limit{aligned}", limit)
-    return Verdict(status=Status.UNKNOWN, reason=f"{said}: the bracket straddles the limit", thresholds=(limit,),
-                   needs=(f"exact {what} (the answer bracket straddles {limit.describe()})",))
+        return verdict(True, f"{said}: the whole range is at or below the limit", limit)
+    if lower > limit.amount:
+        return verdict(False, f"{said}: the whole range is above the limit", limit)
+    return Verdict(status=Status.UNKNOWN, reason=f"{said}: the range includes amounts on both sides of the limit",
+                   thresholds=(limit,), needs=(f"the exact {what} (the range given includes {limit.shown()})",))
 
 
 def only_passes(result: Verdict, need: str, *fields: str) -> Verdict:
@@ -163,7 +164,8 @@ def income_within(profile: Profile, limit: Threshold, what: str, *, individual: 
 def minimum_age(profile: Profile, context: Context, key: str, field: str = "age") -> Verdict:
     """Age field vs an age parameter."""
     missing = unknown(profile, field)
-    return missing or at_least(getattr(profile, field), context.thresholds.amount(key, context.on), field.replace("_", " "))
+    return missing or at_least(getattr(profile, field), context.thresholds.amount(key, context.on),
+                               "age of the person cared for" if field == "care_recipient_age" else "age")
 
 
 def nursing_facility_level(profile: Profile) -> Verdict:
@@ -181,11 +183,19 @@ def nursing_facility_level(profile: Profile) -> Verdict:
 def at_home(profile: Profile, homes: tuple[str, ...]) -> Verdict:
     """Living situation within the settings a program serves."""
     missing = unknown(profile, "living_situation")
-    return missing or verdict(profile.living_situation in homes,
-                              f"lives in: {profile.living_situation.replace('_', ' ')}")
+    return missing or verdict(profile.living_situation in homes, f"lives: {place_words(profile.living_situation)}")
 
 
 def yes_no(profile: Profile, field: str, yes: str, no: str) -> Verdict:
     """PASS on yes, FAIL on no, UNKNOWN when unanswered."""
     missing = unknown(profile, field)
     return missing or verdict(getattr(profile, field), yes if getattr(profile, field) else no)
+
+
+def gross_of_disregard(profile: Profile, context: Context, countable: Threshold) -> Verdict:
+    """Household gross income vs a countable-income limit plus the SSI-related $20 general income disregard."""
+    disregard = context.thresholds.amount("ssi_general_income_disregard", context.on)
+    gross = replace(countable, amount=countable.amount + disregard.amount)
+    result = income_within(profile, gross, f"household income (the limit includes the {disregard.shown()} "
+                           "general income disregard)", individual=False)
+    return replace(result, thresholds=(countable, disregard))

@@ -28,7 +28,7 @@ def gross_test(profile: Profile, context: Context) -> Verdict:
         "basic_food_gross_income", context.on, profile.household_size), "household gross income")
 
 
-@rule(program=KEY, label="Household gross income within 200% FPL, or net income test for a 60+/disabled member",
+@rule(program=KEY, label="Household gross income within the categorical-eligibility limit, or the net income test for an older or disabled member",
       document="basic_food#income-limit", legal=DSHS_CE)
 def income_within_basic_food_limit(profile: Profile, context: Context) -> Verdict:
     gross = gross_test(profile, context)
@@ -40,17 +40,22 @@ def income_within_basic_food_limit(profile: Profile, context: Context) -> Verdic
     if not senior:
         return gross
     net = context.thresholds.for_size("basic_food_net_income", context.on, profile.household_size)
-    return only_passes(gross, f"net income after deductions vs {net.describe()} (member 60+ or disabled)")
+    return only_passes(gross, f"net income after deductions vs {net.describe()} (older or disabled member)")
 
 
-@rule(program=KEY, label="Resources within $4,500 when not categorically eligible (member 60+/disabled)",
+@rule(program=KEY, label="Resources within the limit when not categorically eligible (older or disabled member)",
       document="basic_food#resource-limit", legal=DSHS_STANDARDS)
 def resources_within_basic_food_limit(profile: Profile, context: Context) -> Verdict:
     gross = gross_test(profile, context)
     if gross.status is Status.PASS:
         return verdict(True, "categorically eligible: no resource test")
+    if gross.status is Status.UNKNOWN:
+        # At or under the gross limit broad-based categorical eligibility waives the resource test
+        # (WAC 388-414-0001), so until income is settled the resources cannot exclude.
+        return Verdict(status=Status.UNKNOWN, reason=f"{gross.reason}; under the gross limit there is no resource test",
+                       unknown_fields=gross.unknown_fields, needs=gross.needs, thresholds=gross.thresholds)
     if elderly_or_disabled(profile, context) is False:
-        return verdict(True, "no resource test applies here without a 60+/disabled member (gross test decides)")
+        return verdict(True, "no resource test applies here without an older or disabled member (gross test decides)")
     missing = unknown(profile, "assets")
     return missing or at_or_below(profile.assets, context.thresholds.amount(
         "basic_food_resources_elderly", context.on), "countable assets")

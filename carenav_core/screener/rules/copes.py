@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
+from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
                                               income_within, nursing_facility_level, only_passes, rule, unknown,
                                               verdict)
@@ -16,7 +17,7 @@ WAC_1350 = ("WAC 182-513-1350 LTC resource standards", "https://www.hca.wa.gov/n
 COMMUNITY_SETTINGS = (*HOME_SETTINGS, "adult_family_home", "assisted_living")
 
 
-@rule(program=KEY, label="65 or older, or 18+ and blind or disabled", document="copes#age-and-category", legal=WAC_0310)
+@rule(program=KEY, label="Old enough on age alone, or an adult who is blind or disabled", document="copes#age-and-category", legal=WAC_0310)
 def aged_65_or_disabled_adult(profile: Profile, context: Context) -> Verdict:
     t, on = context.thresholds, context.on
     missing = unknown(profile, "age")
@@ -46,10 +47,10 @@ def community_setting(profile: Profile, context: Context) -> Verdict:
         # A nursing-facility resident may move back to the community with waiver services.
         return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
                        needs=("whether a return to home or a residential setting is planned",))
-    return verdict(profile.living_situation in COMMUNITY_SETTINGS, f"lives in: {profile.living_situation.replace('_', ' ')}")
+    return verdict(profile.living_situation in COMMUNITY_SETTINGS, f"lives: {place_words(profile.living_situation)}")
 
 
-@rule(program=KEY, label="Own income at or below the Special Income Level (300% FBR), or CN Apple Health",
+@rule(program=KEY, label="Own income at or below the Special Income Level, or already on categorically needy Apple Health",
       document="copes#income-limit", legal=WAC_1508)
 def income_within_special_income_level(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == "categorically_needy":
@@ -59,7 +60,7 @@ def income_within_special_income_level(profile: Profile, context: Context) -> Ve
                                     "income", individual=True)
 
 
-@rule(program=KEY, label="Resources within $2,000 single (spousal protections for a married couple)",
+@rule(program=KEY, label="Resources within the long-term-care resource standard (spousal protections for a married couple)",
       document="copes#resource-limit", legal=WAC_1350)
 def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "assets", "married")

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
-from carenav_core.screener.rules.base import (Context, Program, Verdict, at_or_below, income_within, rule, unknown,
-                                              verdict)
+from carenav_core.screener.rules.base import (Context, Program, Verdict, at_or_below, gross_of_disregard, rule,
+                                              unknown, verdict)
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
            "https://cybercemetery.unt.edu/archive/oilspill/20121016233213/http://www.ssa.gov/pubs/10128.html")
+POMS_RESOURCES = ("SSA POMS HI 03030.025: resource limits for subsidy eligibility",
+                  "https://secure.ssa.gov/apps10/poms.nsf/lnx/0603030025")
+SSA_EXTRA_HELP = ("SSA: Extra Help with Medicare prescription drug plan costs", "https://www.ssa.gov/medicare/part-d-extra-help")
 ELDERLAW = ("Elder Law Answers: Medicare prescription drug coverage for low-income beneficiaries",
             "https://attorney.elderlawanswers.com/medicare-prescription-drug-coverage-for-low-income-beneficiaries-12181")
 DEEMED = ("categorically_needy", "medically_needy", "msp_only")
@@ -25,18 +28,21 @@ def has_medicare(profile: Profile, context: Context) -> Verdict:
                               f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
 
 
-@rule(program=KEY, label="Income below 150% FPL (or automatic through Medicaid/MSP)", document="extra_help#income-limit",
+@rule(program=KEY, label="Income within the Extra Help limit after the general income exclusion (or automatic through Medicaid/MSP)", document="extra_help#income-limit",
       legal=ELDERLAW)
 def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
     if _deemed(profile):
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
     missing = unknown(profile, "monthly_income", "married")
-    return missing or income_within(profile, context.thresholds.for_unit(
-        "extra_help_income", context.on, married=profile.married), "income", individual=False)
+    if missing:
+        return missing
+    # SSA counts income after the $20 general income exclusion (20 CFR 418.3325; HI 03030.005), as MSP does.
+    limit = context.thresholds.for_unit("extra_help_income", context.on, married=profile.married)
+    return gross_of_disregard(profile, context, limit)
 
 
 @rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",
-      document="extra_help#resource-limit", legal=ELDERLAW)
+      document="extra_help#resource-limit", legal=POMS_RESOURCES)
 def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
     if _deemed(profile):
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
@@ -49,4 +55,4 @@ PROGRAM = Program(
     key=KEY, name="Extra Help (Medicare Part D Low-Income Subsidy)",
     rules=(has_medicare, income_below_150_percent_fpl, resources_within_lis_limit),
     always_needed=(),
-    official_url=SSA_PUB[1])
+    official_url=SSA_EXTRA_HELP[1])

@@ -20,7 +20,7 @@ def unpaid_caregiver_involved(profile: Profile, context: Context) -> Verdict:
     return missing or verdict(False, "no unpaid caregiving relationship in either direction")
 
 
-@rule(program=KEY, label="The person cared for is 18 or older", document="fcsp#age-and-category", legal=FBHWA)
+@rule(program=KEY, label="The person cared for is an adult", document="fcsp#age-and-category", legal=FBHWA)
 def care_receiver_is_adult(profile: Profile, context: Context) -> Verdict:
     if profile.caring_for_someone is True:
         return minimum_age(profile, context, "fcsp_care_receiver_min_age", field="care_recipient_age")

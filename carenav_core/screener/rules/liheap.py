@@ -10,7 +10,7 @@ COMMERCE_POLICY = ("Commerce LIHEAP policy (2016 archive)",
                    "http://eot.us.archive.org/eot/20161202053616/http:/fortress.wa.gov/com/liheappolicy/Page.aspx?hid=42")
 
 
-@rule(program=KEY, label="Household income at or below 150% FPL", document="liheap#income-limit", legal=COMMERCE)
+@rule(program=KEY, label="Household income at or below the LIHEAP limit for the household size", document="liheap#income-limit", legal=COMMERCE)
 def income_within_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "monthly_income", "household_size")
     return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from carenav_core.screener.intake import HOME_SETTINGS
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, minimum_age,
                                               nursing_facility_level, rule, unknown, verdict, yes_no)
 
@@ -11,7 +12,7 @@ WAC_1605 = ("WAC 182-513-1605 Medicaid alternative care (HCA MAC page)",
             "https://hca.wa.gov/health-care-services-supports/program-administration/medicaid-alternative-care-mac")
 
 
-@rule(program=KEY, label="Care receiver is 55 or older", document="mac#age-and-category", legal=WAC_1605)
+@rule(program=KEY, label="Care receiver meets the minimum age", document="mac#age-and-category", legal=WAC_1605)
 def care_receiver_55_or_older(profile: Profile, context: Context) -> Verdict:
     return minimum_age(profile, context, "mac_min_age")
 
@@ -31,7 +32,7 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
         return missing
     if profile.apple_health == "categorically_needy":
         return verdict(True, "has categorically needy Apple Health")
-    return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {profile.apple_health.replace('_', ' ')}",
+    return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {COVERAGE[profile.apple_health]}",
                    needs=("whether the care receiver is eligible for categorically needy Apple Health",))
 
 
@@ -43,6 +44,9 @@ def lives_at_home(profile: Profile, context: Context) -> Verdict:
 
 @rule(program=KEY, label="Has an unpaid caregiver", document="mac#caregiver", legal=WAC_1605)
 def has_unpaid_caregiver(profile: Profile, context: Context) -> Verdict:
+    # The caregiver must be an adult (WAC 182-513-1605); the intake knows the age when the caregiver answers.
+    if profile.has_unpaid_caregiver is True and not is_unknown(profile.caregiver_age) and profile.caregiver_age < 18:
+        return verdict(False, f"the unpaid caregiver is {profile.caregiver_age}, under 18")
     return yes_no(profile, "has_unpaid_caregiver", "an unpaid caregiver helps them", "no unpaid caregiver")
 
 
@@ -53,4 +57,5 @@ PROGRAM = Program(
     always_needed=("current MAC enrollment status (a statewide waitlist was reported from 2025-12-01)",
                    "the caregiver is 18 or older and unpaid",
                    "Washington residency and citizenship or qualifying immigration status"),
-    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/medicaid-alternative-care-mac")
+    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/medicaid-alternative-care-mac",
+    serves="care_receiver")

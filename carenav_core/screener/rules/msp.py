@@ -1,10 +1,9 @@
 """Medicare Savings Programs (QMB, SLMB, QI-1): WAC 182-517-0100. No resource test in WA since 2023-01-01."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 from carenav_core.screener.profile import Profile, is_unknown
-from carenav_core.screener.rules.base import Context, Program, Status, Verdict, income_within, rule, unknown, verdict
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard, rule, unknown,
+                                              verdict)
 
 KEY = "msp"
 HCA_MSP = ("HCA: Medicare Savings Program (WAC 182-517-0100)",
@@ -13,14 +12,14 @@ WSR_26_01_043 = ("WSR 26-01-043 (WAC 182-517-0100 amended 2026-01-19)",
                  "https://lawfilesext.leg.wa.gov/law/wsr/2026/01/26-01-043.htm")
 
 
-@rule(program=KEY, label="Entitled to Medicare Part A, or (from 2026-01-19) enrolled in Extra Help",
+@rule(program=KEY, label="Entitled to Medicare Part A, or enrolled in Extra Help where the rule in force allows it",
       document="msp#age-and-category", legal=WSR_26_01_043)
 def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict:
     if not is_unknown(profile.medicare_parts) and "A" in profile.medicare_parts:
         return verdict(True, "has Medicare Part A")
     route = context.thresholds.amount("msp_extra_help_route", context.on)
     if route.amount and not is_unknown(profile.extra_help) and profile.extra_help:
-        return verdict(True, "enrolled in Extra Help, which qualifies from 2026-01-19", route)
+        return verdict(True, f"enrolled in Extra Help, which qualifies from {route.effective:%B %-d, %Y}", route)
     if not is_unknown(profile.medicare_parts) and not profile.medicare_parts:
         # Extra Help itself requires Medicare, so no Medicare at all settles both routes.
         return verdict(False, "no Medicare (Extra Help also requires Medicare)", route)
@@ -29,19 +28,32 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
     return missing or verdict(False, "no Medicare Part A" + (" and no Extra Help" if route.amount else ""), route)
 
 
-@rule(program=KEY, label="Countable income at or below the QI-1 limit (138% FPL) plus the $20 disregard",
+@rule(program=KEY, label="Countable income at or below the QI-1 limit after the general income disregard",
       document="msp#income-limit", legal=HCA_MSP)
 def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "monthly_income", "married")
     if missing:
         return missing
-    t, on = context.thresholds, context.on
-    countable = t.for_unit("msp_qi1_income", on, married=profile.married)
-    disregard = t.amount("ssi_general_income_disregard", on)
-    gross = replace(countable, amount=countable.amount + disregard.amount,
-                    label=f"{countable.label} + ${disregard.amount:g} general disregard")
-    result = income_within(profile, gross, "income", individual=False)
-    return replace(result, thresholds=(countable, disregard)) if result.status is not Status.UNKNOWN else result
+    return gross_of_disregard(profile, context, context.thresholds.for_unit("msp_qi1_income", context.on,
+                                                                          married=profile.married))
+
+
+TIERS = (("QMB", "msp_qmb_income"), ("SLMB", "msp_slmb_income"), ("QI-1", "msp_qi1_income"))
+
+
+def tier(profile: Profile, context: Context) -> str:
+    """The tier the income answer points to: 'QMB', 'SLMB', 'QI-1', or e.g. 'SLMB or QI-1' when the
+    income range spans a tier limit; '' when income or marital status is unknown or above QI-1."""
+    if is_unknown(profile.monthly_income) or is_unknown(profile.married):
+        return ""
+    names = []
+    for name, key in TIERS:
+        limit = context.thresholds.for_unit(key, context.on, married=profile.married)
+        status = gross_of_disregard(profile, context, limit).status
+        names += [] if status is Status.FAIL else [name]
+        if status is Status.PASS:
+            break
+    return " or ".join(names)
 
 
 PROGRAM = Program(

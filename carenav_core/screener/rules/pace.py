@@ -11,7 +11,7 @@ DSHS_PACE = ("DSHS: Program of All-inclusive Care for the Elderly",
 WAC_1230 = ("WAC 182-513-1230 PACE", "https://lawfilesext.leg.wa.gov/Law/WAC/WAC%20182%20%20TITLE/WAC%20182%20-513%20%20CHAPTER/WAC%20182%20-513%20-1230.htm")
 
 
-@rule(program=KEY, label="55 or older", document="pace#age-and-category", legal=DSHS_PACE)
+@rule(program=KEY, label="Meets the minimum age", document="pace#age-and-category", legal=DSHS_PACE)
 def aged_55_or_older(profile: Profile, context: Context) -> Verdict:
     return minimum_age(profile, context, "pace_min_age")
 
@@ -39,4 +39,5 @@ PROGRAM = Program(
     always_needed=("able to live safely in the community with PACE services",
                    "home ZIP code (PACE service areas are ZIP-code lists)",
                    "for Medicaid-funded PACE: 65+, or 55+ and blind or disabled, and HCB waiver financial rules"),
-    official_url="https://www.dshs.wa.gov/altsa/program-all-inclusive-care-elderly-pace")
+    official_url="https://www.dshs.wa.gov/altsa/program-all-inclusive-care-elderly-pace",
+    serves="care_receiver")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
+from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict)
 
@@ -13,7 +14,8 @@ DOR_NOTICE = ("DOR special notice: legislative changes to property tax relief pr
 MONTHS = 12
 
 
-@rule(program=KEY, label="61 or older, or retired because of a disability", document="property_tax#age-and-category",
+@rule(program=KEY, label="Reaches the minimum age by December 31 of the application year, or retired because of a disability",
+      document="property_tax#age-and-category",
       legal=WAC_130)
 def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     if profile.disability is True:
@@ -21,9 +23,14 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "age")
     if missing:
         return missing
-    result = at_least(profile.age, context.thresholds.amount("property_tax_min_age", context.on), "age")
+    minimum = context.thresholds.amount("property_tax_min_age", context.on)
+    result = at_least(profile.age, minimum, "age")
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
+    if result.status is Status.FAIL and profile.age == minimum.amount - 1:
+        # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
+                       thresholds=(minimum,), needs=(f"whether they turn {minimum.shown()} by December 31, {context.on.year}",))
     return result
 
 
@@ -36,17 +43,20 @@ def owns_and_occupies_home(profile: Profile, context: Context) -> Verdict:
     if profile.living_situation == "nursing_facility":
         return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
                        needs=("whether they still own the home they lived in",))
-    return verdict(profile.living_situation == "own_home", f"lives in: {profile.living_situation.replace('_', ' ')}")
+    return verdict(profile.living_situation == "own_home", f"lives: {place_words(profile.living_situation)}")
 
 
-@rule(program=KEY, label="Combined disposable income at or below the county's threshold 3",
+@rule(program=KEY, label="Combined disposable income at or below the county's income limit for this year's application",
       document="property_tax#income-limit", legal=DOR_NOTICE)
 def income_within_county_threshold(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "monthly_income", "county")
     if missing:
         return missing
     limit = context.thresholds.for_county("property_tax_income_threshold_3", context.on, profile.county)
-    result = at_or_below(profile.monthly_income, limit, "household income", scale=MONTHS)
+    # An application filed this year is judged on last year's income and lowers next year's taxes.
+    year = context.on.year
+    result = at_or_below(profile.monthly_income, limit, f"household income (for an application filed in {year}: "
+                         f"{year - 1} income, lowering {year + 1} taxes)", scale=MONTHS)
     # Disposable income subtracts unreimbursed medical and in-home care costs (RCW 84.36.383).
     return only_passes(result, "prior-year combined disposable income after medical and care deductions")
 

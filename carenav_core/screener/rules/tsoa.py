@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
+from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Verdict, at_home, at_or_below, income_within,
-                                              minimum_age, nursing_facility_level, rule, unknown, verdict)
+                                              minimum_age, nursing_facility_level, only_passes, rule, unknown,
+                                              verdict)
 
 KEY = "tsoa"
 WAC_1615 = ("WAC 182-513-1615 TSOA eligibility",
@@ -15,7 +17,7 @@ WAC_1640 = ("WAC 182-513-1640 TSOA resources",
             "wac-182-513-1640-tailored-supports-older-adults-tsoa-resource-eligibility")
 
 
-@rule(program=KEY, label="55 or older", document="tsoa#age-and-category", legal=WAC_1615)
+@rule(program=KEY, label="Meets the minimum age", document="tsoa#age-and-category", legal=WAC_1615)
 def aged_55_or_older(profile: Profile, context: Context) -> Verdict:
     return minimum_age(profile, context, "tsoa_min_age")
 
@@ -37,10 +39,10 @@ def not_on_categorically_needy_apple_health(profile: Profile, context: Context) 
     # Medically needy, MSP-only, family planning, TAKE CHARGE and kidney disease coverage do not bar TSOA.
     missing = unknown(profile, "apple_health")
     return missing or verdict(profile.apple_health != "categorically_needy",
-                              f"current coverage: {profile.apple_health.replace('_', ' ')}")
+                              f"current coverage: {COVERAGE[profile.apple_health]}")
 
 
-@rule(program=KEY, label="Own gross income at or below 400% of the SSI federal benefit rate",
+@rule(program=KEY, label="Own gross income at or below the TSOA income limit (a multiple of the SSI federal benefit rate)",
       document="tsoa#income-limit", legal=WAC_1635)
 def income_within_400_percent_fbr(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "monthly_income")
@@ -51,8 +53,12 @@ def income_within_400_percent_fbr(profile: Profile, context: Context) -> Verdict
 @rule(program=KEY, label="Resources within the TSOA resource standard", document="tsoa#resource-limit", legal=WAC_1640)
 def resources_within_tsoa_standard(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "assets", "married")
-    return missing or at_or_below(profile.assets, context.thresholds.for_unit(
-        "tsoa_resources", context.on, married=profile.married), "countable assets")
+    if missing:
+        return missing
+    result = at_or_below(profile.assets, context.thresholds.for_unit("tsoa_resources", context.on,
+                                                                     married=profile.married), "countable assets")
+    # A married applicant also keeps the state spousal resource standard (WAC 182-513-1640(2)).
+    return only_passes(result, "the spouse's protected resource amount") if profile.married else result
 
 
 PROGRAM = Program(
@@ -62,4 +68,5 @@ PROGRAM = Program(
     always_needed=("current TSOA enrollment status (a statewide waitlist was reported from 2025-12-01)",
                    "a valid Social Security number",
                    "Washington residency and citizenship or qualifying immigration status"),
-    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/tailored-supports-older-adults-tsoa-0")
+    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/tailored-supports-older-adults-tsoa-0",
+    serves="care_receiver")

@@ -1,4 +1,4 @@
-"""VA Veterans Pension with Aid & Attendance (38 U.S.C. 1521; va.gov pension pages)."""
+"""VA Veterans Pension with Aid & Attendance (38 U.S.C. 1521; 38 CFR 3.274 net worth; va.gov pension pages)."""
 from __future__ import annotations
 
 from carenav_core.screener.intake import Bracket
@@ -12,12 +12,13 @@ VA_FDC = ("VA: pension fully developed claim (eligibility)", "https://www.va.gov
 VA_AA = ("VA: Aid and Attendance and Housebound benefits", "https://www.va.gov/pension/aid-attendance-housebound/")
 VA_RATES = ("VA: Veterans Pension rates", "https://www.va.gov/pension/veterans-pension-rates/")
 MONTHS = 12
+VETERAN_WORDS = {"veteran": "a veteran", "surviving_spouse": "a veteran's surviving spouse", "no": "not a veteran"}
 
 
 @rule(program=KEY, label="Veteran or surviving spouse", document="va_pension#age-and-category", legal=VA_FDC)
 def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "veteran_status")
-    return missing or verdict(profile.veteran_status != "no", f"veteran status: {profile.veteran_status.replace('_', ' ')}")
+    return missing or verdict(profile.veteran_status != "no", VETERAN_WORDS[profile.veteran_status])
 
 
 @rule(program=KEY, label="At least one day of active service in a wartime period", document="va_pension#service",
@@ -26,7 +27,7 @@ def wartime_service(profile: Profile, context: Context) -> Verdict:
     return yes_no(profile, "wartime_service", "served during a wartime period", "no wartime service")
 
 
-@rule(program=KEY, label="65+, in a nursing home, or disabled (veteran); surviving spouses have no age test",
+@rule(program=KEY, label="Veteran at the pension age, disabled or in a nursing home; a surviving spouse has no age test",
       document="va_pension#age-and-category", legal=VA_FDC)
 def aged_65_or_disabled(profile: Profile, context: Context) -> Verdict:
     if profile.veteran_status == "surviving_spouse":
@@ -34,7 +35,14 @@ def aged_65_or_disabled(profile: Profile, context: Context) -> Verdict:
     if profile.disability is True or profile.living_situation == "nursing_facility":
         return verdict(True, "disabled or in a nursing home")
     missing = unknown(profile, "age")
-    return missing or at_least(profile.age, context.thresholds.amount("va_pension_age", context.on), "age")
+    if missing:
+        return missing
+    result = at_least(profile.age, context.thresholds.amount("va_pension_age", context.on), "age")
+    if result.status is Status.PASS:
+        return result
+    # Under the age, disability, a nursing home or being a surviving spouse (no age test) still qualifies.
+    open_routes = unknown(profile, "disability", "living_situation", "veteran_status")
+    return open_routes or result
 
 
 @rule(program=KEY, label="Needs another person's help with daily activities, or lives in a nursing home",
@@ -49,24 +57,28 @@ def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
 
 
 def _net_worth_bracket(income: Bracket, assets: Bracket) -> Bracket:
-    """Assets plus a year of income, as one bracket in dollars."""
+    """Assets plus a year of income, as one range in dollars."""
     top = None if income.upper is None or assets.upper is None else assets.upper + income.upper * MONTHS
     return Bracket(key="net-worth", lower=assets.lower + income.lower * MONTHS, upper=top,
                    sliver=assets.sliver, unit="USD")
 
 
-@rule(program=KEY, label="Net worth (assets + a year's income) within the VA limit", document="va_pension#net-worth",
+@rule(program=KEY, label="Net worth (assets plus a year's income) within the VA limit", document="va_pension#net-worth",
       legal=VA_RATES)
 def net_worth_within_limit(profile: Profile, context: Context) -> Verdict:
-    missing = unknown(profile, "assets", "monthly_income")
+    missing = unknown(profile, "assets")
     if missing:
         return missing
     limit: Threshold = context.thresholds.amount("va_net_worth_limit", context.on)
+    if profile.assets.lower > limit.amount:
+        # Assets alone exceed the limit, whatever the income (38 CFR 3.274).
+        return at_or_below(profile.assets, limit, "countable assets alone")
+    missing = unknown(profile, "monthly_income")
+    if missing:
+        return missing
     result = at_or_below(_net_worth_bracket(profile.monthly_income, profile.assets), limit, "net worth")
-    # Unreimbursed medical and care costs reduce countable income, so a high figure cannot settle a fail alone.
-    if result.status is Status.FAIL and profile.assets.lower < limit.amount:
-        return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
-    return result
+    # Unreimbursed medical and care costs reduce countable income, so income cannot settle a fail alone.
+    return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
 
 
 PROGRAM = Program(
