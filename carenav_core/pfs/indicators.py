@@ -42,6 +42,8 @@ class _Indicator(BaseModel):
     confirmed: Literal["recalled", "none"]
     reference_title: str = ""
     reference_href: str = Field("", pattern=r"^(https://.*)?$")
+    width: int = Field(0, ge=0, le=3, description="Zero-pad numeric values to this width (the arkrvu copies "
+                                                   "print 90 for 090 and 1 for 01).")
     meanings: dict[str, str] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -85,6 +87,8 @@ class IndicatorBook:
     def explain(self, key: str, value: str | None) -> IndicatorMeaning:
         """The meaning of one value ("*" entries cover any other non-blank value, e.g. a base code)."""
         entry, shown = self.indicators[key], (value or "").strip()
+        if entry.width and shown.isdigit():
+            shown = shown.zfill(entry.width)
         meaning = entry.meanings.get(shown) or (entry.meanings.get("*") if shown else None) \
             or f"Value {shown!r} is not in the RVU file record layout as CareNav records it."
         citation, href = self.citation(key)

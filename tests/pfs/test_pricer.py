@@ -1,0 +1,200 @@
+"""Claim pricer: reductions, bad lines, Excel formulas that recompute the amounts; indicator registry."""
+import io
+import json
+import re
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+import openpyxl
+import pytest
+
+from carenav_core.cli import main
+from carenav_core.errors import ConfigError
+from carenav_core.pfs.indicators import indicator_values, load_indicators, parse_indicators
+from carenav_core.pfs.locality import directory, locality_fee
+from carenav_core.pfs.pricer import ClaimFileError, claim_workbook, price_claim, read_claim
+from carenav_core.pfs.valuation import value
+
+HEADER = "code,modifier,units,facility,locality,date_of_service\n"
+SEATTLE = "02402:02"
+
+
+def cents(x):
+    return x.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def fee(fee_db, code, cy, place_key, facility, mod="", cf=None):
+    """The locality fee computed here from the national row and the GPCIs (the plain Decimal formula)."""
+    rows, _ = value(fee_db, [code], years=50, modifiers=bool(mod))
+    row = next(r for r in rows if r.cy == cy and r.mod == mod and not r.proposed)
+    place = directory(fee_db).find(cy, place_key)
+    pe = row.pe_fac_rvu if facility else row.pe_nonfac_rvu
+    return locality_fee(row.work_rvu, pe, row.mp_rvu, place, cf or row.cf)
+
+
+def priced(fee_db, body):
+    lines, errors = read_claim(HEADER + body)
+    return price_claim(fee_db, lines, errors)
+
+
+def test_multi_procedure_claim_ranks_by_amount_100_50_50(fee_db):
+    claim = priced(fee_db, "29881,,1,Y,02402:02,2025-03-04\n27447,,1,Y,02402:02,2025-03-04\n"
+                           "27130,,1,Y,02402:02,2025-03-04\n")
+    fees = {c: fee(fee_db, c, 2025, SEATTLE, True) for c in ("29881", "27447", "27130")}
+    ranked = sorted(fees, key=lambda c: -fees[c])
+    by_code = {line.claim.code: line for line in claim.lines}
+    assert [by_code[c].rank for c in ranked] == [1, 2, 3]
+    assert by_code[ranked[0]].allowed == fees[ranked[0]]
+    for code in ranked[1:]:
+        assert by_code[code].allowed == cents(fees[code] * Decimal("0.5"))
+        step = next(s for s in by_code[code].steps if s.name.startswith("multiple procedure"))
+        assert step.indicator.startswith("MULT PROC=") and "§40.6" in step.citation
+    assert claim.total == sum(line.allowed for line in claim.lines)
+
+
+def test_units_count_as_procedures(fee_db):
+    (line,) = priced(fee_db, "27447,,3,Y,02402:02,2025-03-04\n").lines
+    assert line.multiple_factor == Decimal("2.0")                  # 100% + 50% + 50%
+    assert line.allowed == cents(fee(fee_db, "27447", 2025, SEATTLE, True) * 2)
+
+
+def test_bilateral_assistant_co_surgery(fee_db):
+    claim = priced(fee_db, "27130,50,1,Y,02402:02,2025-03-04\n27447,80,1,Y,02402:02,2025-03-05\n"
+                           "27447,AS,1,Y,02402:02,2025-03-06\n27447,62,1,Y,02402:02,2025-03-07\n")
+    bilateral, assistant, non_physician, co = claim.lines
+    f27130, f27447 = fee(fee_db, "27130", 2025, SEATTLE, True), fee(fee_db, "27447", 2025, SEATTLE, True)
+    assert bilateral.allowed == cents(f27130 * Decimal("1.5")) and bilateral.steps[0].indicator == "BILAT SURG=1"
+    assert assistant.allowed == cents(f27447 * Decimal("0.16")) and "§20.4.3" in assistant.steps[0].citation
+    assert non_physician.allowed == cents(f27447 * Decimal("0.136"))
+    assert co.allowed == cents(f27447 * Decimal("0.625")) and "§40.8" in co.steps[0].citation
+
+
+def test_assistant_and_surgeon_are_ranked_separately(fee_db):
+    claim = priced(fee_db, "27447,,1,Y,02402:02,2025-03-04\n27447,80,1,Y,02402:02,2025-03-04\n")
+    assert [line.rank for line in claim.lines] == [1, 1]
+
+
+def test_bad_lines_are_reported_and_the_rest_priced(fee_db):
+    claim = priced(fee_db, "99214,,1,N,02402:02,2025-01-01\n"
+                           "99999,,1,N,02402:02,2025-01-01\n"      # unknown code
+                           "99214,QQ,1,N,02402:02,2025-01-01\n"    # modifier not priced
+                           "99214,26,1,N,02402:02,2025-01-01\n"    # no 99214-26 row
+                           "99214,,1,N,02402:02,2019-06-01\n"      # outside the loaded years
+                           "99214,,1,N,99999:01,2025-01-01\n"      # unknown locality
+                           "99214,,x,N,02402:02,2025-01-01\n"      # units not a number
+                           "27447,66,1,Y,02402:02,2025-03-04\n"    # team surgery: by report
+                           "99214,,1,maybe,02402:02,2025-01-01\n")
+    assert [line.claim.line for line in claim.lines] == [2]
+    reasons = {e.line: e.reason for e in claim.errors}
+    expected = {3: "99999 is in no loaded release", 4: "modifier QQ is not priced", 5: "modifier 26",
+                6: "outside the loaded years", 7: "'99999:01' is not in the CY2025 GPCI file", 8: "units",
+                9: "TEAM SURG", 10: "facility 'maybe'"}
+    assert set(reasons) == set(expected)
+    for line, words in expected.items():
+        assert words in reasons[line], (line, reasons[line])
+
+
+def test_cf_in_force_on_the_date_of_service(fee_db):
+    """CY2024: 32.7442 until 2024-03-08, 33.2875 from 2024-03-09 (pfs_rules.toml)."""
+    claim = priced(fee_db, "99214,,1,N,02402:02,2024-03-08\n99214,,1,N,02402:02,2024-03-09\n")
+    before, after = claim.lines
+    assert (before.cf, after.cf) == (Decimal("32.7442"), Decimal("33.2875"))
+    assert before.allowed == fee(fee_db, "99214", 2024, SEATTLE, False, cf=Decimal("32.7442"))
+    assert after.allowed == fee(fee_db, "99214", 2024, SEATTLE, False, cf=Decimal("33.2875"))
+
+
+def _evaluate(sheet, formula: str, row: int) -> float:
+    """Evaluate the pricer's formulas (ROUND, MIN, IF(x="",a,b), + * and cell references)."""
+    def cell(ref):
+        v = sheet[ref].value
+        if isinstance(v, str) and v.startswith("="):
+            return _evaluate(sheet, v, int(re.sub(r"[A-Z]", "", ref)))
+        return v
+    expression = formula[1:]
+    expression = re.sub(r'IF\(([A-Z]+\d+)="",([A-Z]+\d+),(MIN\([^)]*\))\)', r'(\2 if \1 is None else \3)', expression)
+    expression = re.sub(r"\b([A-Z]{1,2}\d+)\b", lambda m: f"cell('{m.group(1)}')", expression)
+    return eval(expression, {"ROUND": lambda x, n: float(Decimal(repr(x)).quantize(Decimal(1).scaleb(-n), ROUND_HALF_UP)),
+                             "MIN": min, "cell": cell, "SUM": sum})
+
+
+def test_excel_formulas_recompute_every_amount(fee_db):
+    claim = priced(fee_db, "27447,,1,Y,02402:02,2025-03-04\n27130,50,1,Y,02402:02,2025-03-04\n"
+                           "29881,,2,Y,02402:02,2025-03-04\n99214,,1,N,13202:01,2026-02-10\n99999,,1,N,02402:02,2025-01-01\n")
+    book = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))
+    sheet = book["Claim"]
+    header = [c.value for c in sheet[1]]
+    allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
+    for row in range(2, len(claim.lines) + 2):
+        formula = sheet.cell(row=row, column=allowed).value
+        assert formula.startswith("=ROUND(")
+        assert _evaluate(sheet, formula, row) == pytest.approx(sheet.cell(row=row, column=check).value, abs=1e-9)
+    assert [r[0].value for r in book["Errors"].iter_rows(min_row=2)] == [6]
+    provenance = [c.value for row in book["Provenance"].iter_rows() for c in row if c.value]
+    assert any(str(v).endswith("GPCI2025.csv") for v in provenance)
+    assert any(re.fullmatch(r"[0-9a-f]{64}", str(v)) for v in provenance)
+
+
+def test_claim_file_without_required_columns():
+    with pytest.raises(ClaimFileError, match="no column locality"):
+        read_claim("code,units,facility,date_of_service\n99214,1,N,2025-01-01\n")
+
+
+def test_every_indicator_value_in_the_files_has_a_meaning(fee_db):
+    book = load_indicators()
+    for key in ("mult_proc", "bilat_surg", "asst_surg", "co_surg", "team_surg", "pctc", "global_days", "phys_supv",
+                "diag_family"):
+        seen = {v for (v,) in fee_db.execute(f"SELECT DISTINCT {key} FROM pfs_indicators").fetchall()}
+        unknown = sorted(v for v in seen if book.explain(key, v).meaning.startswith("Value "))
+        assert unknown == [], (key, unknown)
+    flags = indicator_values(fee_db, [(2026, "43239", "")])[(2026, "43239", "")]
+    endo = book.explain("endo_base", flags["endo_base"])
+    assert flags["endo_base"] == "43235" and "endoscopic base code" in endo.meaning and "§40.6" in endo.citation
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace('section = "40.7"', 'section = "forty"'), ["section", "bilat_surg"]),
+    (lambda t: t.replace('label = "Team surgery"', 'label = "Team surgery"\ncolour = "red"'), ["colour", "Extra inputs"]),
+    (lambda t: t.replace('reference_href = "https://www.ecfr.gov/current/title-42/part-410/section-410.32"\n', ""),
+     ["phys_supv", "reference_title and reference_href"]),
+    (lambda t: t + '\n[indicator.mult_proc]\nlabel = "again"\n', ["mult_proc"]),
+])
+def test_broken_indicator_registry_says_what_and_where(edit, words):
+    from carenav_core.pfs.indicators import INDICATORS_FILE
+    with pytest.raises(ConfigError) as error:
+        parse_indicators(edit(INDICATORS_FILE.read_text(encoding="utf-8")), source="broken.toml")
+    assert "broken.toml" in str(error.value)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_cli_value_locality_all_json(built_settings, monkeypatch, capsys):
+    monkeypatch.setenv("CARENAV_DATA_DIR", str(built_settings.data_dir))
+    assert main(["value", "G0556", "--cy", "2026", "--locality", "all", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)           # G0556 names its family (G0556-G0558), as `value` does
+    g0556 = [r for r in records if r["hcpcs"] == "G0556"]
+    assert len(g0556) == 109 and {r["cy"] for r in records} == {2026} and len(records) == 3 * 109
+    seattle = next(r for r in g0556 if r["mac"] == "02402" and r["locality"] == "02")
+    assert seattle["label"] == "[PFS CY2026 RVU26C · GPCI2026 WA 02]"
+    for key in ("locality_name", "payment_nonfac", "payment_fac", "limiting_charge_nonfac", "limiting_charge_fac"):
+        assert seattle[key]
+    assert Decimal(seattle["limiting_charge_nonfac"]) == cents(Decimal(seattle["payment_nonfac"]) * Decimal("1.0925"))
+
+
+def test_cli_value_place_name_and_price(built_settings, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("CARENAV_DATA_DIR", str(built_settings.data_dir))
+    assert main(["value", "G0556", "--cy", "2026", "--locality", "Portland", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert {r["state"] for r in json.loads(captured.out)} == {"OR", "ME"} and "matches 2 localities" in captured.err
+    claim = tmp_path / "claim.csv"
+    claim.write_text(HEADER + "27447,,1,Y,02402:02,2025-03-04\n99999,,1,N,02402:02,2025-01-01\n")
+    assert main(["price", str(claim), "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert len(record["lines"]) == 1 and record["errors"][0]["line"] == 3
+    assert record["total_allowed"] == record["lines"][0]["allowed"]
+    assert main(["price", str(claim), "--xlsx", str(tmp_path / "c.xlsx")]) == 0 and (tmp_path / "c.xlsx").exists()
+
+
+def test_read_claim_accepts_modifier_lists_and_settings():
+    lines, errors = read_claim(HEADER + "27130,50 RT,2,facility,2402:2,2025-03-04\n")
+    assert errors == [] and lines[0].modifiers == ("50", "RT") and lines[0].facility and lines[0].units == 2
+    assert lines[0].date_of_service == date(2025, 3, 4)
