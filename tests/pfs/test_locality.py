@@ -64,7 +64,8 @@ def test_every_cy_has_gpcis_and_2026_borrows_the_2025_county_file(fee_db):
     (row,) = result.rows
     assert row.label == "[PFS CY2026 RVU26C · GPCI2026 WA 02]"
     assert any("CY2025 LOCCO" in n for n in result.notes)
-    assert row.place.gpci_pe == Decimal("1.220") or row.place.gpci_pe > 1   # Seattle is above the national PE
+    assert (row.place.gpci_work, row.place.gpci_pe, row.place.gpci_mp) == (Decimal("1.050"), Decimal("1.227"),
+                                                                            Decimal("0.817"))   # GPCI2026.csv
 
 
 def test_qp_and_non_qp_both_shown_for_2026(fee_db):
