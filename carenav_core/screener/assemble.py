@@ -180,11 +180,12 @@ def _citations(summary: ProgramSummary, candidate: Candidate) -> tuple[Citation,
 def rule_sources(result: ProgramResult) -> tuple[Source, ...]:
     """The legal source of every rule applied and the references of every figure compared, deduplicated."""
     found: dict[str, Source] = {}
-    for outcome in result.outcomes:
-        found.setdefault(outcome.legal.href, Source(title=outcome.legal.title, href=outcome.legal.href))
+    for outcome in result.outcomes:       # a page that gave a figure is cited for the figure, with its tag
         for figure in outcome.verdict.thresholds:
             for ref in figure.reference:
-                found.setdefault(ref.href, Source(title=f"{ref.title} ({figure.label})", href=ref.href, tag=figure.tag))
+                found.setdefault(ref.href, Source(title=f"{ref.title} — {figure.label}", href=ref.href, tag=figure.tag))
+    for outcome in result.outcomes:
+        found.setdefault(outcome.legal.href, Source(title=outcome.legal.title, href=outcome.legal.href))
     return tuple(found.values())
 
 

@@ -194,7 +194,7 @@ def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = s
     """Run the synthetic families; results as a JSON-ready dict with a `passed` flag. `search` is the
     product's retrieval (the pgvector store); None uses the in-memory LexicalSearch stand-in."""
     model = ScriptedModel(seed)
-    totals = Counter()
+    totals, by_program = Counter(), Counter()
     disagreements, writers = [], Counter()
     with OllamaDouble(responder=model) as server:
         client = ModelClient(client=ollama.Client(host=server.url), model="scripted")
@@ -209,13 +209,24 @@ def run_evaluation(*, seed: int = 7, families: int = 100, progress: Progress = s
                           failed_coverage=scored["failed_coverage"], proposals=report.model_proposals,
                           overridden=report.model_overridden, expectations=len(scored["agreements"]),
                           agreed=sum(scored["agreements"].values()))
+            by_program.update({f"{k}:expected": 1 for k in scored["agreements"]})
+            by_program.update({f"{k}:agreed": 1 for k, ok in scored["agreements"].items() if ok})
             disagreements += [{"family": family.index, "scenario": family.scenario, "program": k,
                                "expected": family.expect[k], "actual": scored["actual"][k]}
                               for k, ok in scored["agreements"].items() if not ok]
             progress(family.index + 1, families, family.scenario)
     summary = _summary(seed, families, totals, writers, disagreements)
+    summary["agreement_by_program"] = agreement_by_program(by_program)
+    summary["scenarios"] = len(load_scenarios())
     summary["retrieval"] = "lexical stand-in" if search is None else "store"
     return summary
+
+
+def agreement_by_program(counts: Counter) -> dict[str, dict[str, float]]:
+    """Per program: how many expectations were scored and the share the screener agreed with."""
+    keys = sorted({k.split(":")[0] for k in counts})
+    return {k: {"expectations": counts[f"{k}:expected"],
+                "agreement": round(counts[f"{k}:agreed"] / counts[f"{k}:expected"], 4)} for k in keys}
 
 
 def _summary(seed: int, families: int, totals: Counter, writers: Counter, disagreements: list) -> dict[str, Any]:

@@ -34,11 +34,14 @@ def test_screen_command_prints_markdown_or_json(tmp_path, capsys):
     assert all(card["retrieval_failed"] for card in report["cards"])  # no store wired in tests
 
 
-@pytest.mark.parametrize(("content", "words"), [("[1, 2]", "expected a JSON object"), ("{nope", "answers file"),
-                                                ('{"age": "old"}', "age")])
+@pytest.mark.parametrize(("content", "words"), [
+    ("[1, 2]", "expected a JSON object"), ("{nope", "answers file"), ('{"age": "old"}', "age"),
+    ('{"age": true}', "age must be a whole number"), ('{"household_size": 2.5}', "whole number"),
+    ('{"county": "Kin\xe9"}'.encode("latin-1"), "is not UTF-8 text"),
+])
 def test_screen_command_rejects_bad_answer_files(tmp_path, content, words):
     answers = tmp_path / "answers.json"
-    answers.write_text(content)
+    answers.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     args = _parser().parse_args(["screen", "--answers", str(answers)])
     with pytest.raises(ConfigError, match=words):
         args.func(args, Settings())
@@ -63,3 +66,22 @@ def test_hundred_families_no_invented_programs_all_citations_valid():
     assert 0 < results["override_share"] < 1
     assert results["agreement"] == 1.0, results["disagreements"]
     assert results["passed"]
+
+
+def test_the_expected_outcome_table_has_at_least_60_scenarios_and_scores_every_program():
+    from carenav_core.screener.evaluation import load_scenarios
+    from carenav_core.screener.rules import PROGRAMS_BY_KEY
+    assert len(load_scenarios()) >= 60
+    results = run_evaluation(seed=7, families=len(load_scenarios()))
+    assert set(results["agreement_by_program"]) == set(PROGRAMS_BY_KEY)
+    assert all(v["expectations"] > 0 for v in results["agreement_by_program"].values())
+
+
+def test_data_check_lists_figures_ending_soon_and_exits_nonzero(capsys):
+    args = _parser().parse_args(["data", "check", "--on", "2026-12-01"])
+    assert args.func(args, Settings()) == 1
+    out = capsys.readouterr().out
+    assert "extra_help_resources" in out and "ends soon" in out and "va_net_worth_limit" not in out
+    args = _parser().parse_args(["data", "check", "--on", "2026-06-01"])
+    assert args.func(args, Settings()) == 0
+    assert "0 findings on 2026-06-01" in capsys.readouterr().out
