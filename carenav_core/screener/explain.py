@@ -17,6 +17,7 @@ from carenav_core.llm import ModelClient
 from carenav_core.screener.engine import ProgramResult
 from carenav_core.screener.evidence import Evidence
 from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.words import FACT_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,9 @@ programs are candidates; you explain and prioritise them, you never decide eligi
   program's <passages>; if no passage supports it, leave it out. Cite or omit.
 - A program marked retrieval_failed has no passages: say its details could not be verified and make
   no claims about its coverage.
-- Suggest follow-up questions for the missing facts. Reply with JSON matching the schema only."""
+- Suggest follow-up questions for the missing facts. Write for the person: plain words, never the
+  field names or program keys of the data (write "household income", not "monthly_income").
+- Reply with JSON matching the schema only."""
 
 
 class Claim(BaseModel):
@@ -97,7 +100,14 @@ def _claim_problems(summary: ProgramSummary, candidate: Candidate) -> list[str]:
             problems.append(f"{summary.program}: uncited coverage claim: {claim.text!r}")
         problems += [f"{summary.program}: cites {c!r}, which was not retrieved for this program"
                      for c in claim.chunk_ids if c not in retrieved and not candidate.evidence.retrieval_failed]
-    return problems
+    return problems + _internal_name_problems(summary)
+
+
+def _internal_name_problems(summary: ProgramSummary) -> list[str]:
+    """Text a person reads must not contain the data's field names (e.g. nursing_facility_level_of_care)."""
+    texts = [summary.summary, *summary.still_needed, *summary.follow_up_questions, *(c.text for c in summary.claims)]
+    return [f"{summary.program}: uses the internal name {name!r}; write {FACT_WORDS[name]!r} instead"
+            for name in FACT_WORDS if "_" in name and any(name in text for text in texts)]
 
 
 def _profile_data(profile: Profile) -> dict[str, Any]:
@@ -118,7 +128,8 @@ def _candidate_data(candidate: Candidate) -> dict[str, Any]:
             "classification": result.classification.value, "retrieval_failed": candidate.evidence.retrieval_failed,
             "rules": [{"rule": o.rule, "label": o.label, "status": o.status.value, "reason": o.verdict.reason}
                       for o in result.outcomes],
-            "unknown_fields": list(result.unknown_fields), "always_needed": list(result.program.always_needed)}
+            "unknown_facts": [FACT_WORDS[f] for f in result.unknown_fields],
+            "always_needed": list(result.program.always_needed)}
 
 
 def build_messages(profile: Profile, candidates: tuple[Candidate, ...]) -> list[dict[str, str]]:

@@ -34,7 +34,7 @@ def _reply(candidates, **tweak) -> str:
     for c in candidates:
         chunk = sorted(c.evidence.chunk_ids)[0] if c.evidence.chunk_ids else None
         claims = [{"text": "It helps.", "chunk_ids": [chunk], "about_coverage": True}] if chunk else []
-        programs.append({"program": c.key, "summary": f"About {c.key}.", "claims": claims,
+        programs.append({"program": c.key, "summary": f"About {c.result.program.name}.", "claims": claims,
                          "proposed_label": "likely_relevant", "follow_up_questions": ["Ask about X?"],
                          "still_needed": ["a recent bank statement"]})
     report = {"programs": programs, "priorities": [c.key for c in candidates]}
@@ -106,6 +106,9 @@ HOSTILE = {
                                                               "claims": [{"text": "x", "chunk_ids": ["tsoa#income-limit"],
                                                                           "about_coverage": True}]}]),
     "not json": lambda cs: "I think MAC is great",
+    "internal field name": lambda cs: _reply(cs, programs=[{"program": cs[0].key, "summary": "s",
+                                                            "proposed_label": "excluded",
+                                                            "still_needed": ["nursing_facility_level_of_care"]}]),
 }
 
 
