@@ -325,33 +325,41 @@ class LocalityResult:
 
 @dataclass(frozen=True, kw_only=True)
 class _Units:
-    """A national row's RVUs (hundredths) and CFs (ten-thousandths) as ints, computed once per row."""
+    """A national row's RVUs (hundredths) and CFs (ten-thousandths) as ints, computed once per row;
+    `exact`: every present RVU is exact at 2 places (else the Decimal formula is used)."""
     nonfac: tuple[int, ...] | None
     fac: tuple[int, ...] | None
     cfs: dict[Decimal, int | None]
+    exact: bool
 
 
 def _units(row: ValuationRow) -> _Units:
     cfs = {c: (_scaled((c,), 10_000) or (None,))[0] for c in (row.cf, *(o.value for o in row.other_cfs)) if c}
-    return _Units(nonfac=_scaled((row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu), 100),
-                  fac=_scaled((row.work_rvu, row.pe_fac_rvu, row.mp_rvu), 100), cfs=cfs)
+    nonfac = _scaled((row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu), 100)
+    fac = _scaled((row.work_rvu, row.pe_fac_rvu, row.mp_rvu), 100)
+    exact = (nonfac is not None or row.pe_nonfac_rvu is None) and (fac is not None or row.pe_fac_rvu is None)
+    return _Units(nonfac=nonfac, fac=fac, cfs=cfs, exact=exact)
 
 
 def _fees(row: ValuationRow, place: Locality, cf: Decimal | None, units: _Units) -> tuple[Decimal | None, Decimal | None]:
-    """(non-facility, facility) fee; integer arithmetic when RVUs, GPCIs and CF are exact at 2/3/4 places."""
-    gpcis = place.thousandths
-    cf_units = (units.cfs[cf] if cf in units.cfs else (_scaled((cf,), 10_000) or (None,))[0]) if cf else None
-    if gpcis is None or cf_units is None or (units.nonfac is None and row.pe_nonfac_rvu is not None) or (
-            units.fac is None and row.pe_fac_rvu is not None):
+    """(non-facility, facility) fee; integer arithmetic when RVUs, GPCIs and CF are exact at 2/3/4 places
+    (see `_fast_fee`), else the Decimal formula."""
+    g = place.thousandths
+    k = (units.cfs[cf] if cf in units.cfs else (_scaled((cf,), 10_000) or (None,))[0]) if cf else None
+    if g is None or k is None or not units.exact:
         return (locality_fee(row.work_rvu, row.pe_nonfac_rvu, row.mp_rvu, place, cf),
                 locality_fee(row.work_rvu, row.pe_fac_rvu, row.mp_rvu, place, cf))
-    return (_fast_fee(units.nonfac, gpcis, cf_units) if units.nonfac else None,
-            _fast_fee(units.fac, gpcis, cf_units) if units.fac else None)
+    n, f = units.nonfac, units.fac
+    return (Decimal(((n[0] * g[0] + n[1] * g[1] + n[2] * g[2]) * k + 5_000_000) // 10_000_000).scaleb(-2) if n else None,
+            Decimal(((f[0] * g[0] + f[1] * g[1] + f[2] * g[2]) * k + 5_000_000) // 10_000_000).scaleb(-2) if f else None)
 
 
 def _capped(fee: Decimal | None, cap: Decimal | None) -> Decimal | None:
     """The lesser of the PFS fee and the OPPS cap; a zero fee (carrier-priced, status C) is not capped."""
     return fee if not fee or cap is None else min(fee, cap)
+
+
+_NO_CAP = (None, None, "")
 
 
 def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units: _Units | None = None,
@@ -360,9 +368,9 @@ def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units
     `cf`: another CF of the rule than the row's, e.g. the one in force on a date of service)."""
     units = units or _units(row)
     nonfac, fac = _fees(row, place, cf or row.cf, units)
-    cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), (None, None, ""))
+    cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), _NO_CAP) if book.caps else _NO_CAP
     others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=fees[0], payment_fac=fees[1])
-                   for c in row.other_cfs for fees in [_fees(row, place, c.value, units)])
+                   for c in row.other_cfs for fees in [_fees(row, place, c.value, units)]) if row.other_cfs else ()
     return LocalityRow(
         national=row, place=place, payment_nonfac=_capped(nonfac, cap_nonfac), payment_fac=_capped(fac, cap_fac),
         uncapped_nonfac=nonfac, uncapped_fac=fac, opps_cap_nonfac=cap_nonfac, opps_cap_fac=cap_fac,

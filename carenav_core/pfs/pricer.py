@@ -362,16 +362,33 @@ def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Conte
                       surgeon_factor=base.surgeon_factor, allowed=allowed, steps=tuple(base.steps))
 
 
+def _modifier_rows(con: duckdb.DuckDBPyConnection, codes: list[str]) -> dict[str, set[str]]:
+    """code -> the modifiers with their own RVU row in any loaded final release (26, TC, 53, ...)."""
+    found = con.execute("SELECT hcpcs, list(DISTINCT mod) FROM current_rvu WHERE mod <> '' AND hcpcs IN "
+                        "(SELECT unnest($1)) GROUP BY hcpcs", [codes]).fetchall()
+    return {code: set(mods) for code, mods in found}
+
+
 def _context(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine]) -> _Context:
-    national, _ = value(con, sorted({line.code for line in lines}), years=50, modifiers=True)
+    """Only what the lines need: national rows of their codes over the span of their years (with
+    modifier rows only for codes a line prices with a modifier), and the indicators of those rows."""
+    codes = sorted({line.code for line in lines})
+    modifiers_of = _modifier_rows(con, codes) if codes else {}
+    priced_with_modifier = sorted({l.code for l in lines if set(l.modifiers) & modifiers_of.get(l.code, set())})
+    book = directory(con)
+    span = max(book.gpci) - min((l.date_of_service.year for l in lines), default=max(book.gpci)) + 1
+    years = min(max(span, 1), 50)
+    national = value(con, [c for c in codes if c not in priced_with_modifier], years=years)[0]
+    national += value(con, priced_with_modifier, years=years, modifiers=True)[0] if priced_with_modifier else []
     finals = [r for r in national if not r.proposed]
-    modifiers_of: dict[str, set[str]] = defaultdict(set)
     cys_of: dict[str, list[int]] = defaultdict(list)
     for row in finals:
-        modifiers_of[row.hcpcs].add(row.mod) if row.mod else cys_of[row.hcpcs].append(row.cy)
-    flags = indicator_values(con, [(r.cy, r.hcpcs, r.mod) for r in finals])
-    return _Context(book=directory(con), indicators=load_indicators(), rows={(r.hcpcs, r.cy, r.mod): r for r in finals},
-                    modifiers_of=dict(modifiers_of), cys_of=dict(cys_of), flags=flags)
+        if not row.mod:
+            cys_of[row.hcpcs].append(row.cy)
+    wanted = {(l.date_of_service.year, l.code, next((m for m in l.modifiers if m in modifiers_of.get(l.code, ())), ""))
+              for l in lines}
+    return _Context(book=book, indicators=load_indicators(), rows={(r.hcpcs, r.cy, r.mod): r for r in finals},
+                    modifiers_of=modifiers_of, cys_of=dict(cys_of), flags=indicator_values(con, sorted(wanted)))
 
 
 def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
