@@ -97,8 +97,8 @@ def _render(report: Report) -> None:
     for warning in report.warnings:
         st.warning(f"Please check: {warning}")
     st.subheader("Summary")
-    st.dataframe([{"Program": r.program, "Result": r.result, "Why": r.why, "Next step": r.next_step}
-                  for r in report.summary], hide_index=True, use_container_width=True)
+    st.table([{"Program": r.program, "Result": r.result, "Why": r.why, "Next step": r.next_step}
+              for r in report.summary])
     for card in report.cards:
         _card(card)
     if report.excluded:

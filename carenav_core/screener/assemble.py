@@ -234,8 +234,9 @@ def follow_up_questions(profile: Profile, explanation: Explanation) -> tuple[str
 
 def summary_row(card: Card) -> SummaryRow:
     """One line of the table at the top: the program, the result, the main reason and the next step."""
+    # The last rule met is usually the money test, the most telling reason; an open rule says what is missing.
     why = card.missing[0] if card.classification == "possibly_relevant" and card.missing else (
-        card.why[0] if card.why else card.summary)
+        card.why[-1] if card.why else card.summary)
     step = (f"Ask: {card.still_needed[0]}" if card.classification == "possibly_relevant" and card.still_needed
             else f"Contact the program ({card.official_url})")
     name = f"{card.name} — {card.tier}" if card.tier else card.name
@@ -264,7 +265,8 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
                *(SummaryRow(program=e.name, result=RESULT_WORDS["excluded"], why=e.failed_rules[0],
                             next_step="Nothing now; ask again if the situation changes") for e in excluded))
     notices = tuple(dict.fromkeys(f"{m[0].upper()}{m[1:]}; the programs that use it show as possibly relevant "
-                                  "until it is added." for r in results for m in r.figures_missing))
+                                  "until it is added." for r in results if r.classification is not Classification.EXCLUDED
+                                  for m in r.figures_missing))
     return Report(on=on, summary=summary, cards=cards, excluded=excluded,
                   follow_up_questions=follow_up_questions(profile, explanation), notices=notices,
                   warnings=answer_warnings(profile), legend=tuple(f"[{k}] {v}" for k, v in TAG_MEANINGS.items()),

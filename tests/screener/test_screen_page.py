@@ -52,7 +52,7 @@ def test_answers_in_the_url_reproduce_the_screen_in_plain_words():
     assert at.selectbox(key="q_county").value == "Lewis"
     text = _visible_text(at)
     assert not [word for word in INTERNAL if word in text]
-    assert len(at.dataframe) == 1
+    assert len(at.table) == 1
 
 
 def test_a_figure_not_on_file_shows_a_notice_and_the_program_stays_possible():
