@@ -17,6 +17,7 @@ EXAMPLE = """code,modifier,units,facility,locality,date_of_service
 71045,26,1,Y,13202:01,2026-02-10
 99999,,1,N,02402:02,2025-01-01
 99214,,1,N,02402:02,2019-06-01
+99214,QQ,1,N,99999:01,2025-01-01
 """
 
 settings = app_settings()
@@ -45,13 +46,25 @@ if record["lines"]:
                       for steps in frame["steps"]]
     for column in ("fee", "uncapped_fee", "opps_cap", "allowed"):
         frame[column] = pd.to_numeric(frame[column])
-    shown = ["line", "code", "modifiers", "units", "facility", "date_of_service", "locality_name", "label", "fee",
-             "rank", "multiple_factor", "bilateral_factor", "surgeon_factor", "allowed", "steps", "opps_cap"]
+    frame["rank"] = frame["rank"].where(frame["rank"] > 0)
+    shown = ["line", "code", "modifiers", "units", "facility", "date_of_service", "label", "fee", "allowed", "steps",
+             "rank", "multiple_factor", "bilateral_factor", "surgeon_factor", "opps_cap", "locality_name"]
     st.dataframe(frame[shown], hide_index=True, width="stretch", column_config={
-        "fee": st.column_config.NumberColumn("Fee (after OPPS cap)", format="dollar"),
+        "line": st.column_config.NumberColumn("Line", width="small"), "code": st.column_config.TextColumn("Code"),
+        "modifiers": st.column_config.TextColumn("Mod"), "date_of_service": st.column_config.TextColumn("Date"),
+        "fee": st.column_config.NumberColumn("Fee", format="dollar", help="Locality fee after the OPPS cap"),
         "allowed": st.column_config.NumberColumn("Allowed", format="dollar"),
         "opps_cap": st.column_config.NumberColumn("OPPS cap", format="dollar"),
-        "label": st.column_config.TextColumn("Cite as"), "steps": st.column_config.TextColumn("Reductions (indicator, factor, rule)")})
+        "rank": st.column_config.NumberColumn("MPPR rank"), "multiple_factor": "MPPR factor",
+        "bilateral_factor": "Bilateral", "surgeon_factor": "Surgeon", "locality_name": "Locality",
+        "label": st.column_config.TextColumn("Cite as"),
+        "steps": st.column_config.TextColumn("Reductions (indicator, factor, rule)", width="large")})
+    st.subheader("Reductions and their rules")
+    for line in claim.lines:
+        for step in line.steps:
+            factor = f"× {step.factor}" if step.factor is not None else "not applied"
+            st.markdown(f"- Line {line.claim.line} · {line.claim.code}: **{step.name}** — {step.indicator}, {factor}: "
+                        f"{step.meaning} ([{step.citation}]({step.href}))")
 if claim.errors:
     st.subheader("Lines not priced")
     st.dataframe(pd.DataFrame(record["errors"]), hide_index=True, width="stretch")

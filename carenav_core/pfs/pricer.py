@@ -222,8 +222,9 @@ def _pricing_modifier(line: ClaimLine, ctx: _Context) -> str:
     unknown = [m for m in line.modifiers if m not in own and m not in INFORMATIONAL
                and m not in {BILATERAL, CO_SURGERY, TEAM_SURGERY, *ASSISTANT}]
     if unknown:
-        raise _Problem(f"modifier {', '.join(unknown)} is not priced for {line.code}: its PPRRVU rows have "
-                       f"modifiers {', '.join(sorted(own)) or 'none'}; payment modifiers applied here: 50, 62, 66, 80, 81, 82, AS")
+        rows = f"its PPRRVU modifier rows are {', '.join(sorted(own))}" if own else "it has no PPRRVU modifier rows"
+        raise _Problem(f"modifier {', '.join(unknown)} is not priced for {line.code}: {rows}; payment modifiers "
+                       f"applied here: 50, 62, 66, 80, 81, 82, AS")
     if len(pricing) > 1:
         raise _Problem(f"modifiers {' and '.join(pricing)} each have their own RVU row; use one per line")
     return pricing[0] if pricing else ""

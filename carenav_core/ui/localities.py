@@ -15,6 +15,9 @@ SHOWN = ["label", "hcpcs", "mod", "locality_name", "payment_nonfac", "payment_fa
          "gpci_pe", "gpci_mp", "other_cfs"]
 MONEY = ("payment_nonfac", "payment_fac", "national_nonfac", "national_fac", "limiting_charge_nonfac",
          "nonpar_nonfac", "opps_cap_nonfac")
+LABELS = {"payment_nonfac": "Locality non-fac", "payment_fac": "Locality fac", "national_nonfac": "National non-fac",
+          "national_fac": "National fac", "limiting_charge_nonfac": "Limiting charge non-fac",
+          "nonpar_nonfac": "Non-par non-fac", "opps_cap_nonfac": "OPPS cap non-fac"}
 
 
 def _picker(con, years: list[int]) -> tuple[int, list[str] | None, str]:
@@ -81,9 +84,14 @@ def locality_view(con, codes: list[str], national_rows) -> None:
         return
     frame = _frame(result.rows)
     st.dataframe(frame[SHOWN], hide_index=True, width="stretch", column_config={
-        **{c: st.column_config.NumberColumn(c.replace("_", " "), format="dollar") for c in MONEY},
-        "vs_national": st.column_config.NumberColumn("% vs national", format="%+.1f%%"),
-        "label": st.column_config.TextColumn("Cite as"), "locality_name": st.column_config.TextColumn("Locality")})
+        **{c: st.column_config.NumberColumn(LABELS[c], format="dollar") for c in MONEY},
+        "vs_national": st.column_config.NumberColumn("Non-fac vs national", format="%+.1f%%"),
+        "label": st.column_config.TextColumn("Cite as"), "locality_name": st.column_config.TextColumn("Locality"),
+        "hcpcs": st.column_config.TextColumn("Code"), "mod": st.column_config.TextColumn("Mod"),
+        "gpci_work": st.column_config.NumberColumn("Work GPCI", format="%.3f"),
+        "gpci_pe": st.column_config.NumberColumn("PE GPCI", format="%.3f"),
+        "gpci_mp": st.column_config.NumberColumn("MP GPCI", format="%.3f"),
+        "other_cfs": st.column_config.TextColumn("Other CFs (non-fac / fac)")})
     left, right = st.columns(2)
     left.download_button("Download localities CSV", frame.drop(columns="vs_national").to_csv(index=False).encode(),
                          file_name=f"carenav_localities_{cy}.csv", mime="text/csv")
