@@ -33,7 +33,7 @@ import pandas as pd  # noqa: E402
 from carenav_core.pfs.build import build, shown_origin  # noqa: E402
 from carenav_core.pfs.gpci import fetch_locality_file, load_locality_tables, locality_files  # noqa: E402
 from carenav_core.pfs.indicators import load_indicator_table  # noqa: E402
-from carenav_core.pfs.locality import directory, locality_record, locality_rows  # noqa: E402
+from carenav_core.pfs.locality import directory, locality_records, locality_rows  # noqa: E402
 from carenav_core.pfs.parse import REQUIRED_PPRRVU, _header, _map_columns  # noqa: E402
 from carenav_core.pfs.pricer import price_claim, read_claim  # noqa: E402
 from carenav_core.pfs.rules import load_rules  # noqa: E402
@@ -111,7 +111,7 @@ def baseline_code(rvus: pd.DataFrame, gpcis: pd.DataFrame, cfs: dict[int, float]
 
 
 def ours_code(con, code: str) -> list[dict]:
-    return [locality_record(r) for r in locality_rows(con, [code]).rows]
+    return locality_records(locality_rows(con, [code]).rows)
 
 
 def interleaved(contenders: dict, items: list, repeat: int) -> dict[str, list[float]]:

@@ -11,7 +11,7 @@ from carenav_core.codes import detect
 from carenav_core.build_all import build_all
 from carenav_core.retrieval.store import Store
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
-from carenav_core.pfs.locality import directory, locality_record, locality_rows, resolve_places
+from carenav_core.pfs.locality import directory, locality_records, locality_rows, resolve_places
 from carenav_core.pfs.pricer import ClaimFileError, claim_record, claim_workbook, price_claim, read_claim
 from carenav_core.pfs.valuation import open_reader, row_record, value
 from carenav_core.progress import TerminalProgress
@@ -104,7 +104,7 @@ def run_value_locality(args: argparse.Namespace, settings: Settings, codes) -> i
         keys, notes = resolve_places(con, args.locality, newest)
         result = locality_rows(con, codes, cys=args.cy, places=keys, modifier=args.modifier,
                                years=args.years or settings.years)
-    records = [locality_record(r) for r in result.rows]
+    records = locality_records(result.rows)
     if args.json:
         json.dump(records, sys.stdout, indent=1)
         print()

@@ -418,29 +418,53 @@ def _text(value) -> str | None:
     return None if value is None else str(value)
 
 
+def _national_part(national: ValuationRow) -> dict:
+    return {"hcpcs": national.hcpcs, "mod": national.mod, "description": national.description, "cy": national.cy,
+            "vintage": national.vintage, "status": national.status, "work_rvu": _text(national.work_rvu),
+            "pe_nonfac_rvu": _text(national.pe_nonfac_rvu), "pe_fac_rvu": _text(national.pe_fac_rvu),
+            "mp_rvu": _text(national.mp_rvu), "nonfac_na": national.nonfac_na, "fac_na": national.fac_na,
+            "cf": _text(national.cf), "cf_label": national.cf_label, "national_nonfac": _text(national.payment_nonfac),
+            "national_fac": _text(national.payment_fac), "rvu_file": national.source_file, "rvu_sha256": national.sha256}
+
+
+def _place_part(place: Locality) -> dict:
+    return {"mac": place.mac, "locality": place.locality, "locality_name": place.name, "state": place.state,
+            "gpci_work": str(place.gpci_work), "gpci_pe": str(place.gpci_pe), "gpci_mp": str(place.gpci_mp),
+            "gpci_file": place.source_file, "gpci_sha256": place.sha256}
+
+
+def _amounts(row: LocalityRow) -> dict:
+    nonpar_nf, limit_nf = nonpar_and_limiting(row.payment_nonfac)
+    nonpar_f, limit_f = nonpar_and_limiting(row.payment_fac)
+    return {"label": row.label, "payment_nonfac": _text(row.payment_nonfac), "payment_fac": _text(row.payment_fac),
+            "nonpar_nonfac": _text(nonpar_nf), "nonpar_fac": _text(nonpar_f),
+            "limiting_charge_nonfac": _text(limit_nf), "limiting_charge_fac": _text(limit_f),
+            "uncapped_nonfac": _text(row.uncapped_nonfac), "uncapped_fac": _text(row.uncapped_fac),
+            "opps_cap_nonfac": _text(row.opps_cap_nonfac), "opps_cap_fac": _text(row.opps_cap_fac),
+            "other_cfs": "; ".join(f"{o.cf_label} {o.cf}: {o.payment_nonfac} / {o.payment_fac}" for o in row.other_cfs),
+            "anes_cf": _text(row.anes_cf), "anes_note": row.anes_note}
+
+
+def locality_records(rows: list[LocalityRow]) -> list[dict]:
+    """Flat, JSON/CSV-ready records of locality rows: amounts, GPCIs, CF and provenance (the national
+    and locality parts are built once per national row and per locality)."""
+    nationals: dict[int, dict] = {}
+    places: dict[tuple[int, str], dict] = {}
+    out = []
+    for row in rows:
+        national = nationals.get(id(row.national))
+        if national is None:
+            national = nationals[id(row.national)] = _national_part(row.national)
+        place = places.get((row.place.cy, row.place.key))
+        if place is None:
+            place = places[(row.place.cy, row.place.key)] = _place_part(row.place)
+        out.append(_amounts(row) | national | place)
+    return out
+
+
 def locality_record(row: LocalityRow) -> dict:
-    """A flat, JSON/CSV-ready record of a locality row: amounts, GPCIs, CF and provenance."""
-    national, place = row.national, row.place
-    return {
-        "label": row.label, "hcpcs": national.hcpcs, "mod": national.mod, "description": national.description,
-        "cy": national.cy, "vintage": national.vintage, "status": national.status,
-        "mac": place.mac, "locality": place.locality, "locality_name": place.name, "state": place.state,
-        "gpci_work": str(place.gpci_work), "gpci_pe": str(place.gpci_pe), "gpci_mp": str(place.gpci_mp),
-        "work_rvu": _text(national.work_rvu), "pe_nonfac_rvu": _text(national.pe_nonfac_rvu),
-        "pe_fac_rvu": _text(national.pe_fac_rvu), "mp_rvu": _text(national.mp_rvu),
-        "nonfac_na": national.nonfac_na, "fac_na": national.fac_na,
-        "cf": _text(national.cf), "cf_label": national.cf_label,
-        "payment_nonfac": _text(row.payment_nonfac), "payment_fac": _text(row.payment_fac),
-        "nonpar_nonfac": _text(row.nonpar_nonfac), "nonpar_fac": _text(row.nonpar_fac),
-        "limiting_charge_nonfac": _text(row.limiting_charge_nonfac), "limiting_charge_fac": _text(row.limiting_charge_fac),
-        "uncapped_nonfac": _text(row.uncapped_nonfac), "uncapped_fac": _text(row.uncapped_fac),
-        "opps_cap_nonfac": _text(row.opps_cap_nonfac), "opps_cap_fac": _text(row.opps_cap_fac),
-        "national_nonfac": _text(national.payment_nonfac), "national_fac": _text(national.payment_fac),
-        "other_cfs": "; ".join(f"{o.cf_label} {o.cf}: {o.payment_nonfac} / {o.payment_fac}" for o in row.other_cfs),
-        "anes_cf": _text(row.anes_cf), "anes_note": row.anes_note,
-        "rvu_file": national.source_file, "rvu_sha256": national.sha256,
-        "gpci_file": place.source_file, "gpci_sha256": place.sha256,
-    }
+    """One row's record (see `locality_records`)."""
+    return locality_records([row])[0]
 
 
 _KEY = re.compile(r"^\s*(\d{4,5})\s*:\s*(\d{1,2})\s*$")
@@ -470,7 +494,7 @@ def locality_workbook(rows: list[LocalityRow], notes: list[str]) -> bytes:
     import io
 
     import pandas as pd
-    frame = pd.DataFrame([locality_record(r) for r in rows])
+    frame = pd.DataFrame(locality_records(rows))
     files = sorted({("PPRRVU", r.national.source_file, r.national.sha256) for r in rows}
                    | {("GPCI", r.place.source_file, r.place.sha256) for r in rows})
     cfs = sorted({(r.national.cf_label, str(r.national.cf)) for r in rows})

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from carenav_core.pfs.indicators import indicator_values, load_indicators
-from carenav_core.pfs.locality import directory, locality_record, locality_rows, locality_workbook
+from carenav_core.pfs.locality import directory, locality_records, locality_rows, locality_workbook
 
 ALL = "All localities"
 SHOWN = ["label", "hcpcs", "mod", "locality_name", "payment_nonfac", "payment_fac", "national_nonfac",
@@ -37,7 +37,7 @@ def _picker(con, years: list[int]) -> tuple[int, list[str] | None, str]:
 
 
 def _frame(rows) -> pd.DataFrame:
-    frame = pd.DataFrame([locality_record(r) for r in rows])
+    frame = pd.DataFrame(locality_records(rows))
     for column in MONEY + ("gpci_work", "gpci_pe", "gpci_mp"):
         frame[column] = pd.to_numeric(frame[column])
     frame["vs_national"] = (frame["payment_nonfac"] / frame["national_nonfac"] - 1) * 100
