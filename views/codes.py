@@ -7,7 +7,8 @@ from carenav_core.pfs.valuation import value
 from carenav_core.ui.resources import app_settings, require_fee_db
 from carenav_core.ui.localities import locality_view
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
-from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
+from carenav_core.pfs.columns import BY_NAME
+from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
 
 
 settings = app_settings()
@@ -32,13 +33,15 @@ if unpriced:
 frame = valuation_frame(rows)
 if frame.empty:
     st.stop()
-st.dataframe(frame[DISPLAY], column_config=column_config(st), hide_index=True, width="stretch")
+st.dataframe(frame, column_config=column_config(st), hide_index=True, width="stretch")
 st.download_button("Download CSV (with provenance)", csv_bytes(rows), file_name="carenav_codes.csv", mime="text/csv")
 
 st.subheader("By locality")
 locality_view(con, chosen, rows)
 
-long = frame.melt(id_vars=["hcpcs", "cy", "proposed"], value_vars=["payment_nonfac", "payment_fac"],
+trend = valuation_frame(rows, columns=tuple(BY_NAME[n] for n in ("hcpcs", "cy", "proposed", "payment_nonfac",
+                                                                  "payment_fac")))
+long = trend.melt(id_vars=["hcpcs", "cy", "proposed"], value_vars=["payment_nonfac", "payment_fac"],
                   var_name="setting", value_name="payment").dropna()
 long["setting"] = long["setting"].map({"payment_nonfac": "non-facility", "payment_fac": "facility"})
 long["vintage"] = long["proposed"].map({True: "proposed", False: "final"})

@@ -10,10 +10,10 @@ valuation feature: the Valuation block is the only thing valuation adds.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Sequence
 
 from carenav_core.chat.events import Source
+from carenav_core.pfs.columns import BY_NAME, PROMPT_MONEY, PROMPT_RVUS
 from carenav_core.pfs.rows import ValuationRow
 
 SYSTEM_PROMPT = """You answer questions about the Medicare Physician Fee Schedule for clinicians and billing staff.
@@ -33,12 +33,6 @@ def _one_line(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _amount(value: Decimal | None, unit: str = "") -> str:
-    if value is None:
-        return "not given"
-    return f"${value}" if unit == "$" else str(value)
-
-
 def excerpt_line(source: Source) -> str:
     """'[89 FR 97860 ¶4] (final rule, 2024-12-09) text'."""
     return f"{source.label} ({source.kind}, {source.published}) {_one_line(source.text)}"
@@ -51,22 +45,19 @@ def _code_and_status(row: ValuationRow) -> str:
             f"status {row.status} ({row.status_meaning})")
 
 
-def _rvus(row: ValuationRow) -> str:
-    return (f"work RVU {_amount(row.work_rvu)}; PE RVU non-facility {_amount(row.pe_nonfac_rvu)}, "
-            f"facility {_amount(row.pe_fac_rvu)}; MP RVU {_amount(row.mp_rvu)}; "
-            f"total RVUs non-facility {_amount(row.total_nonfac)}, facility {_amount(row.total_fac)}")
+def _fields(row: ValuationRow, columns) -> str:
+    return ", ".join(f"{c.prompt} {c.spoken(row)}" for c in columns)
 
 
 def _money(row: ValuationRow) -> str:
-    cf = f"conversion factor used {_amount(row.cf, '$')} ({row.cf_label})"
-    others = "".join(f"; other conversion factor {_amount(c.value, '$')} ({c.label})" for c in row.other_cfs)
-    return (f"{cf}{others}; payment non-facility {_amount(row.payment_nonfac, '$')}, "
-            f"facility {_amount(row.payment_fac, '$')}")
+    cf = f"{BY_NAME['cf'].prompt} {BY_NAME['cf'].spoken(row)} ({row.cf_label})"
+    others = "".join(f"; other conversion factor ${c.value} ({c.label})" for c in row.other_cfs)
+    return f"{cf}{others}; {_fields(row, PROMPT_MONEY)}"
 
 
 def valuation_line(row: ValuationRow) -> str:
     """One row, carrying its label, as the model sees it."""
-    return f"{_code_and_status(row)}: {_rvus(row)}; {_money(row)}."
+    return f"{_code_and_status(row)}: {_fields(row, PROMPT_RVUS)}; {_money(row)}."
 
 
 def valuation_block(rows: Sequence[ValuationRow], unpriced: Sequence[str]) -> str:

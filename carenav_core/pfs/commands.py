@@ -13,7 +13,8 @@ from carenav_core.retrieval.store import Store
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
 from carenav_core.pfs.locality import directory, locality_records, locality_rows, resolve_places
 from carenav_core.pfs.pricer import ClaimFileError, claim_record, claim_workbook, price_claim, read_claim
-from carenav_core.pfs.valuation import open_reader, row_record, value
+from carenav_core.pfs.columns import row_record
+from carenav_core.pfs.valuation import open_reader, value
 from carenav_core.progress import TerminalProgress
 from carenav_core.settings import Settings
 
@@ -23,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("build", help="build the fee-schedule database (and the rule-text index)")
     parser.add_argument("--mirror", type=Path, help="read sources from this folder (like shared/data) instead of downloading")
     parser.add_argument("--force", action="store_true", help="rebuild everything, even unchanged releases")
+    parser.add_argument("--background", action="store_true",
+                        help="index the rule text in a separate process and return once the fee schedule is built")
     parser.set_defaults(func=run_build)
     parser = subparsers.add_parser("value", help="valuation of codes or families, e.g. `carenav value APCM 99490`")
     parser.add_argument("terms", nargs="+", help="codes (G0556, 99490) or family names (APCM, 'chronic care management')")
@@ -49,7 +52,7 @@ def run_build(args: argparse.Namespace, settings: Settings) -> int:
         settings = settings.model_copy(update={"mirror": args.mirror})
     store = Store(settings)
     try:
-        for line in build_all(settings, store, TerminalProgress(), force=args.force):
+        for line in build_all(settings, store, TerminalProgress(), force=args.force, background=args.background):
             print(line)
     finally:
         store.close()

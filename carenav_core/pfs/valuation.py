@@ -167,22 +167,3 @@ def _select_vintages(records: list[dict], years: int) -> list[dict]:
         keep.sort(key=lambda r: (r["mod"] != "", r["mod"], r["kind"] == "proposed", r["cy"]))
         chosen.extend(keep)
     return chosen
-
-
-def row_record(row: ValuationRow) -> dict:
-    """A flat, JSON/CSV-ready record of a row with every field and its provenance."""
-    def text(value) -> str | None:
-        return None if value is None else str(value)
-    return {
-        "label": row.label, "hcpcs": row.hcpcs, "mod": row.mod, "description": row.description,
-        "cy": row.cy, "proposed": row.proposed, "vintage": row.vintage, "effective_date": row.effective_date,
-        "status": row.status, "status_meaning": row.status_meaning,
-        "work_rvu": text(row.work_rvu), "pe_nonfac_rvu": text(row.pe_nonfac_rvu), "pe_fac_rvu": text(row.pe_fac_rvu),
-        "mp_rvu": text(row.mp_rvu), "total_nonfac": text(row.total_nonfac), "total_fac": text(row.total_fac),
-        "nonfac_na": row.nonfac_na, "fac_na": row.fac_na, "pctc": row.pctc, "global_days": row.global_days,
-        "cf": text(row.cf), "cf_label": row.cf_label,
-        "other_cfs": "; ".join(f"{c.label} {c.value}" for c in row.other_cfs),
-        "payment_nonfac": text(row.payment_nonfac), "payment_fac": text(row.payment_fac),
-        "rule_id": row.rule_id, "fr_citation": row.fr_citation, "fr_url": row.fr_url,
-        "file_cf": text(row.file_cf), "source_file": row.source_file, "sha256": row.sha256,
-    }

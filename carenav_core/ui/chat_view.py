@@ -9,7 +9,7 @@ import streamlit as st
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, TokenEvent, ValuationEvent
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
-from carenav_core.ui.tables import DISPLAY, column_config, csv_bytes, valuation_frame
+from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
@@ -24,7 +24,7 @@ def render_valuation(event: ValuationEvent, key: str) -> None:
                 + (f" (families: {', '.join(event.families)})" if event.families else ""))
     if event.rows:
         frame = valuation_frame(list(event.rows))
-        st.dataframe(frame[DISPLAY], column_config=column_config(st), hide_index=True, width="stretch")
+        st.dataframe(frame, column_config=column_config(st), hide_index=True, width="stretch")
         st.download_button("Download table (CSV with provenance)", csv_bytes(list(event.rows)),
                            file_name="carenav_valuation.csv", mime="text/csv", key=f"csv-{key}")
     if event.unpriced:
