@@ -8,9 +8,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Protocol, Sequence
 
+import httpx
 import numpy as np
 
 from carenav_core.errors import StoreError
+from carenav_core.llm import TRANSPORT_ERRORS
 from carenav_core.settings import Settings
 
 # all-MiniLM-L6-v2 was trained on sequences up to 256 word pieces (sentence-transformers default).
@@ -108,7 +110,7 @@ class OllamaEmbedder:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         try:
             reply = self.client.embed(model=self.model, input=list(texts))
-        except Exception as exc:  # ollama.ResponseError, ConnectionError, httpx errors
+        except (*TRANSPORT_ERRORS, httpx.HTTPError, ValueError) as exc:   # server refused, down, or sent junk
             raise StoreError(f"Ollama embedding with {self.model!r} failed: {exc}") from exc
         rows = _normalise(np.asarray(reply["embeddings"], dtype=np.float32))
         self._dimension = int(rows.shape[1])
