@@ -29,8 +29,8 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from carenav_core.pfs.indicators import IndicatorBook, indicator_values, load_indicators
-from carenav_core.pfs.locality import (Locality, LocalityDirectory, LocalityError, LocalityRow, cents, directory,
-                                       price_row)
+from carenav_core.pfs.locality import (Locality, LocalityDirectory, LocalityError, LocalityRow, _units, cents,
+                                       directory, price_row)
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.rules import load_rules
 from carenav_core.pfs.valuation import value
@@ -190,6 +190,18 @@ class _Context:
     modifiers_of: dict[str, set[str]]                   # code -> modifiers with their own RVU row
     cys_of: dict[str, list[int]]                        # code -> CYs with a base row
     flags: dict[tuple[int, str, str], dict]             # (CY, code, modifier) -> indicator columns
+    cfs: dict[date, object] = field(default_factory=dict)      # date of service -> CF in force (memo)
+    units: dict[int, object] = field(default_factory=dict)     # id(national row) -> its integer RVUs (memo)
+
+    def cf_on(self, cy: int, day: date):
+        if day not in self.cfs:
+            self.cfs[day] = load_rules().final[cy].cf_for(day)[0]
+        return self.cfs[day]
+
+    def units_of(self, row: ValuationRow):
+        if id(row) not in self.units:
+            self.units[id(row)] = _units(row)
+        return self.units[id(row)]
 
 
 @dataclass(kw_only=True)
@@ -254,8 +266,8 @@ def _base(line: ClaimLine, ctx: _Context) -> _Base:
         place = ctx.book.find(row.cy, line.locality)
     except LocalityError as exc:
         raise _Problem(str(exc)) from None
-    cf, _ = load_rules().final[row.cy].cf_for(line.date_of_service)
-    priced = price_row(row, place, ctx.book, cf=cf.value)
+    cf = ctx.cf_on(row.cy, line.date_of_service)
+    priced = price_row(row, place, ctx.book, ctx.units_of(row), cf=cf.value)
     uncapped = priced.uncapped_fac if line.facility else priced.uncapped_nonfac
     fee = priced.payment_fac if line.facility else priced.payment_nonfac
     if fee is None or uncapped is None:
