@@ -29,13 +29,14 @@ def index_log(settings: Settings) -> Path:
     return settings.data_dir / "index.log"
 
 
-def start_background_index(settings: Settings) -> subprocess.Popen:
+def start_background_index(settings: Settings, *, force: bool = False) -> subprocess.Popen:
     """Start indexing the rule text in a detached child process; returns at once."""
     log = index_log(settings)
     log.parent.mkdir(parents=True, exist_ok=True)
     path = os.pathsep.join(p for p in (str(PROJECT_ROOT), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, **settings_environment(settings), "PYTHONPATH": path}
     with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", "carenav_core", "index", "--quiet"], cwd=PROJECT_ROOT,
+        command = [sys.executable, "-m", "carenav_core", "index", "--quiet"] + (["--force"] if force else [])
+        return subprocess.Popen(command, cwd=PROJECT_ROOT,
                                 env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
