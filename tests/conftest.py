@@ -1,6 +1,7 @@
 """Shared fixtures: the real fee-schedule database built once from the mirror."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def fee_db(built_settings):
     con.close()
 
 
-from tests.fixtures_pg import pg_settings, pg_store  # noqa: E402,F401
+from tests.fixtures_pg import any_store, pg_settings, pg_store, server_store  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +52,13 @@ def full_settings(built_settings, pg_settings) -> Settings:
 def backends(full_settings, fee_db, pg_store) -> Backends:
     """The fee schedule and the rule-text store together, as the app passes them; no model client."""
     return Backends(settings=full_settings, fee_db=fee_db, store=pg_store)
+
+
+@pytest.fixture(scope="session")
+def any_backends(backends, any_store) -> Backends:
+    """`backends` on the embedded store and on the PostgreSQL server by URL (see `any_store`)."""
+    settings = any_store.settings.model_copy(update={"duckdb_path": backends.settings.duckdb_file})
+    return dataclasses.replace(backends, settings=settings, store=any_store)
 
 
 # Language-model tests never reach a network model: any non-loopback connection fails the test.

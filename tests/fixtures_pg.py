@@ -2,6 +2,10 @@
 index built once from the mirror's FR XML documents and the real offline ONNX embedder.
 
 Use from tests/conftest.py:  from tests.fixtures_pg import pg_settings, pg_store  # noqa: F401
+
+`any_store` runs a test twice: on that embedded store and on a standalone PostgreSQL server reached by
+URL (CARENAV_TEST_DATABASE_URL, role + password over TCP; .ci/run starts one with
+`python -m tests.deploy.pg_server start DIR`). Without the variable the server variant is skipped.
 """
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from carenav_core.retrieval.index import index_documents
 from carenav_core.retrieval.store import Store
@@ -46,3 +51,34 @@ def pg_store(tmp_path_factory) -> Store:
 def pg_settings(pg_store) -> Settings:
     """The settings of `pg_store` (embedded server in a temp folder, rule text indexed)."""
     return pg_store.settings
+
+
+TEST_DATABASE_URL = "CARENAV_TEST_DATABASE_URL"
+_CARENAV_TABLES = "chunks, documents, collections, carenav_migrations"
+
+
+@pytest.fixture(scope="session")
+def server_store(tmp_path_factory) -> Store:
+    """The store on the server at CARENAV_TEST_DATABASE_URL, emptied of CareNav's tables first (so the
+    migrations run from scratch there), `rules` indexed like `pg_store`; closed at session end."""
+    url = os.environ.get(TEST_DATABASE_URL)
+    if not url:
+        pytest.skip(f"{TEST_DATABASE_URL} is not set: the PostgreSQL-server-by-URL variant runs in CI "
+                    "(.ci/run starts one: python -m tests.deploy.pg_server start DIR)")
+    if not (PG_MIRROR / "fr").is_dir():
+        pytest.fail(f"FR mirror not found at {PG_MIRROR / 'fr'}; set CARENAV_MIRROR=../shared/data")
+    settings = Settings(data_dir=tmp_path_factory.mktemp("serverdata"), mirror=PG_MIRROR, database_url=url,
+                        embedder="onnx")
+    store = Store(settings)
+    with store.engine.begin() as conn:        # migrated on connect; start again from an empty database
+        conn.execute(text(f"DROP TABLE IF EXISTS {_CARENAV_TABLES}"))
+    store.close()
+    index_documents(settings, store, only=TEST_DOCUMENTS)
+    yield store
+    store.close()
+
+
+@pytest.fixture(scope="session", params=["embedded", "server"])
+def any_store(request) -> Store:
+    """`pg_store` (embedded pgserver) and `server_store` (PostgreSQL server by URL), one test run each."""
+    return request.getfixturevalue("pg_store" if request.param == "embedded" else "server_store")

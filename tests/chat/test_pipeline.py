@@ -42,8 +42,8 @@ def prose(events) -> str:
     return "".join(e.text for e in events if isinstance(e, TokenEvent))
 
 
-def test_apcm_valuation_first_then_prose_sources_done(backends):
-    events = run(APCM, backends)
+def test_apcm_valuation_first_then_prose_sources_done(any_backends):
+    events = run(APCM, any_backends)
     kinds = [e.type for e in events]
     assert kinds[0] == "valuation" and kinds[-2:] == ["sources", "done"]
     assert kinds.index("token") > 0 and set(kinds[1:-2]) <= {"token", "warning"}
@@ -61,13 +61,13 @@ def test_apcm_valuation_first_then_prose_sources_done(backends):
     assert events[-1].writer == "deterministic" and events[-1].withheld == 0
 
 
-def test_question_without_codes_is_unchanged(backends):
-    events = run(TELEHEALTH, backends)
+def test_question_without_codes_is_unchanged(any_backends):
+    events = run(TELEHEALTH, any_backends)
     kinds = [e.type for e in events]
     assert "valuation" not in kinds and "warning" not in kinds
     assert kinds[-2:] == ["sources", "done"] and set(kinds[:-2]) == {"token"}
-    with_feature = prepare(TELEHEALTH, backends).messages
-    without_feature = prepare(TELEHEALTH, backends, valuation=False).messages
+    with_feature = prepare(TELEHEALTH, any_backends).messages
+    without_feature = prepare(TELEHEALTH, any_backends, valuation=False).messages
     assert with_feature == without_feature
     assert [m["content"].encode() for m in with_feature] == [m["content"].encode() for m in without_feature]
     assert "Valuation" not in with_feature[1]["content"]

@@ -4,9 +4,9 @@ from carenav_core.screener.evaluation import run_evaluation
 from carenav_core.screener.store import index_programs
 
 
-def test_screener_harness_on_the_real_store(pg_store):
-    index_programs(pg_store)
-    search = evaluation_search(pg_store)
+def test_screener_harness_on_the_real_store(any_store):
+    index_programs(any_store)
+    search = evaluation_search(any_store)
     assert search is not None
     results = run_evaluation(seed=7, families=28, search=search)
     assert results["retrieval"] == "store"

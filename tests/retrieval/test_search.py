@@ -17,8 +17,8 @@ from tests.fixtures_pg import TEST_DOCUMENTS
 ROOT = Path(__file__).parents[2]
 
 
-def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(pg_store):
-    result = retrieve(pg_store, "how did CMS value G0557", 5, ("rules",))
+def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(any_store):
+    result = retrieve(any_store, "how did CMS value G0557", 5, ("rules",))
     assert result.warnings == () and len(result.hits) == 5
     assert all(h.document_number == "2024-25382" and 97856 <= h.page <= 97903 for h in result.hits[:3])
     assert any(h.heading.endswith("(2) APCM Level 2 (HCPCS Code G0557)") for h in result.hits)
@@ -28,12 +28,12 @@ def test_g0557_valuation_question_finds_the_cy2025_valuation_pages(pg_store):
     assert hit.rule_id == "CMS-1807-F" and hit.published == "2024-12-09"
 
 
-def test_code_cited_g0556_hand_checked(pg_store):
+def test_code_cited_g0556_hand_checked(any_store):
     # Checked by hand in 2024-25382.II-G.frag.xml: "Many commenters expressed concerns that the
     # proposed valuation of G0556" (line 2081) follows <PRTPAGE P="97899"/> (line 2030);
     # "Commenters had several proposed solutions" (line 2097) follows P="97900" (line 2092);
     # the G0557 descriptor "HCPCS code G0557 (Advanced primary care ..." (line 468) follows P="97865" (line 441).
-    hits = code_cited(pg_store, ["G0556"], 3).hits
+    hits = code_cited(any_store, ["G0556"], 3).hits
     assert [(h.page, h.citation) for h in hits] == [(97899, "89 FR 97899"), (97900, "89 FR 97900"),
                                                    (97865, "89 FR 97865")]
     assert "Many commenters expressed concerns that the proposed valuation of G0556" in hits[0].text
@@ -41,17 +41,17 @@ def test_code_cited_g0556_hand_checked(pg_store):
     assert all("G0556" in h.codes and h.rule_id == "CMS-1807-F" for h in hits)
 
 
-def test_merge_keeps_retrieved_rank_then_adds_new_cited(pg_store):
-    retrieved = retrieve(pg_store, "APCM level 1 valuation", 3, ("rules",))
-    cited = code_cited(pg_store, ["G0556", "G0558"], 2)
+def test_merge_keeps_retrieved_rank_then_adds_new_cited(any_store):
+    retrieved = retrieve(any_store, "APCM level 1 valuation", 3, ("rules",))
+    cited = code_cited(any_store, ["G0556", "G0558"], 2)
     merged = list(merge(retrieved, cited).hits)
     assert merged[:3] == list(retrieved.hits)
     assert len({h.chunk_id for h in merged}) == len(merged)
     assert {h.chunk_id for h in merged} == {h.chunk_id for h in retrieved.hits + cited.hits}
 
 
-def test_since_filters_by_publication_date(pg_store):
-    hits = retrieve(pg_store, "corrections to the final rule", 5, ("rules",), since=date(2025, 1, 1)).hits
+def test_since_filters_by_publication_date(any_store):
+    hits = retrieve(any_store, "corrections to the final rule", 5, ("rules",), since=date(2025, 1, 1)).hits
     assert hits and all(h.document_number == "2025-08676" and h.kind == "correction" for h in hits)
 
 
@@ -62,24 +62,24 @@ def test_database_down_is_a_warning_and_no_hits(tmp_path):
         assert result.hits == () and len(result.warnings) == 1 and "failed" in result.warnings[0]
 
 
-def test_second_index_run_changes_nothing(pg_store):
-    report = index_documents(pg_store.settings, pg_store, only=TEST_DOCUMENTS)
+def test_second_index_run_changes_nothing(any_store):
+    report = index_documents(any_store.settings, any_store, only=TEST_DOCUMENTS)
     assert report.embedded_documents == () and report.chunks_embedded == 0
     assert len(report.unchanged_documents) == 4
 
 
-def test_generic_collection_and_exact_search(pg_store):
+def test_generic_collection_and_exact_search(any_store):
     chunks = [Chunk(doc_id=key, seq=0, label=f"[{key}]", heading=key, text=body, codes=())
               for key, body in (("copes", "COPES pays for in-home personal care for adults who need nursing "
                                           "facility level of care."),
                                 ("snap", "Basic Food (SNAP) helps households with low income buy groceries."))]
-    report = index_chunks(pg_store, "test_programs", chunks)
+    report = index_chunks(any_store, "test_programs", chunks)
     assert report.chunks_embedded == 2
-    hits = exact_search(pg_store, "test_programs", "help buying food", 2).hits
+    hits = exact_search(any_store, "test_programs", "help buying food", 2).hits
     assert [h.doc_id for h in hits] == ["snap", "copes"] and 0 < hits[1].score < hits[0].score <= 1
-    only = exact_search(pg_store, "test_programs", "help buying food", 2, doc_id="copes").hits
+    only = exact_search(any_store, "test_programs", "help buying food", 2, doc_id="copes").hits
     assert [h.doc_id for h in only] == ["copes"]
-    assert all(h.collection == "rules" for h in retrieve(pg_store, "personal care", 5, ("rules",)).hits)
+    assert all(h.collection == "rules" for h in retrieve(any_store, "personal care", 5, ("rules",)).hits)
 
 
 def test_cli_search_json(pg_settings, capsys):

@@ -25,8 +25,8 @@ EXPECTED_INDEXES = {
 }
 
 
-def test_exact_schema(pg_store):
-    with pg_store.engine.connect() as conn:
+def test_exact_schema(any_store):
+    with any_store.engine.connect() as conn:
         for table, columns in EXPECTED_COLUMNS.items():
             rows = conn.execute(text("""SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
                 WHERE attrelid = CAST(:t AS regclass) AND attnum > 0 AND NOT attisdropped ORDER BY attnum"""),
@@ -37,8 +37,8 @@ def test_exact_schema(pg_store):
     assert {name: d.split(" USING ")[1] for name, d in indexes.items()} == EXPECTED_INDEXES
 
 
-def test_migrations_are_recorded_in_order_and_run_once(pg_store):
-    with pg_store.engine.begin() as conn:
+def test_migrations_are_recorded_in_order_and_run_once(any_store):
+    with any_store.engine.begin() as conn:
         assert migrate(conn) == []
         names = conn.execute(text("SELECT name FROM carenav_migrations ORDER BY id")).scalars().all()
     assert names == [name for name, _ in MIGRATIONS]
@@ -48,8 +48,8 @@ class _OtherEmbedder:
     name, dimension = "ollama:nomic-embed-text", 768
 
 
-def test_another_embedder_is_told_to_rebuild_with_force(pg_store):
-    with pg_store.engine.connect() as conn:
+def test_another_embedder_is_told_to_rebuild_with_force(any_store):
+    with any_store.engine.connect() as conn:
         with pytest.raises(EmbedderMismatchError, match="--force"):
             check_collection(conn, "rules", _OtherEmbedder())
         with pytest.raises(EmbedderMismatchError, match="384-dimensional.*768.*--force"):
