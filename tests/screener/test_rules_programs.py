@@ -53,8 +53,8 @@ CASES = [
     ("tsoa", "income_within_400_percent_fbr", {"household_size": 2, "monthly_income": "8000+"}, ON, U, ()),
     ("tsoa", "income_within_400_percent_fbr", {"household_size": None, "monthly_income": "8000+"}, ON, U,
      ("household_size",)),
-    ("tsoa", "resources_within_tsoa_standard", {}, date(2025, 12, 31), P, ()),
-    ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2025, 12, 31), F, ()),
+    ("tsoa", "resources_within_tsoa_standard", {}, date(2025, 12, 31), U, ()),        # 2023-2025 figure not found
+    ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2023, 6, 1), F, ()),
     ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2026, 1, 1), P, ()),
     ("tsoa", "resources_within_tsoa_standard", {"marital_status": "married", "assets": "250000+"}, ON, U, ()),
     ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None}, ON, U, ("married",)),
