@@ -22,6 +22,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "guard": ("bench_guard",),                # output-guard overhead per sentence
     "pfs": ("bench_pfs",),                    # full build time (temporary folder) + lookups
     "index": ("bench_retrieval",),            # retrieval quality, embedding rate, 100k synthetic HNSW
+    "load": ("bench_load",),                  # N = 1, 5, 10, 20 concurrent sessions on one server
 }
 ALL = ("evidence", "retrieval", "screener", "app", "guard")
 
