@@ -12,6 +12,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from carenav_core.chat.figures import Figure
+from carenav_core.chat.plan import QuestionPlan
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -94,13 +96,16 @@ def provenance_for(rows: tuple[ValuationRow, ...]) -> tuple[Provenance, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class ValuationEvent(_Event):
-    """The deterministic valuation table, computed before any prose."""
+    """The deterministic valuation table, computed before any prose: rows (those the question asks about
+    carry ``in_focus``), figures computed from them, and how the question was understood."""
     type: ClassVar[EventType] = EventType.VALUATION
     codes: tuple[str, ...]
     families: tuple[str, ...]
     rows: tuple[ValuationRow, ...]
     provenance: tuple[Provenance, ...]
     unpriced: tuple[str, ...]
+    figures: tuple[Figure, ...] = ()
+    plan: QuestionPlan | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

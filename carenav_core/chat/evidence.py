@@ -46,24 +46,45 @@ class Evidence:
     source_numbers: dict[str, frozenset[Decimal]]    # label_key -> numbers in the excerpt
     descriptors: tuple[str, ...]                     # CMS short descriptors (may hold "lvl 1", "20 min")
     labels: dict[str, str]                           # label_key -> label as the evidence writes it
+    texts: dict[str, str]                            # label_key -> words the cited item says (support test)
+    unpriced: frozenset[str] = frozenset()           # codes no loaded release prices (may be named uncited)
 
 
-def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source]) -> Evidence:
-    """Index rows and sources by label for the sentence checks."""
+def row_words(row: ValuationRow) -> str:
+    """What a valuation row says, in words a sentence citing it may use (for the support test)."""
+    stage = "proposed rule" if row.proposed else "final fee schedule"
+    return (f"{row.hcpcs} {row.mod} {row.description} CY{row.cy} {row.cy} {stage} {row.vintage} status "
+            f"{row.status} {row.status_meaning} work RVU RVUs relative value units practice expense malpractice "
+            f"total non-facility facility office conversion factor {row.cf_label} national payment pays paid "
+            f"Medicare physician fee schedule {row.rule_id}")
+
+
+def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figures: Iterable = (),
+                   unpriced: Iterable[str] = ()) -> Evidence:
+    """Index rows, computed figures (chat/figures.py) and sources by label for the sentence checks.
+    A figure's label is treated like a row's: it may carry payment figures."""
     row_numbers: dict[str, set[Decimal]] = {}
     labels: dict[str, str] = {}
+    texts: dict[str, list[str]] = {}
     descriptors = set()
     for row in rows:
         row_numbers.setdefault(label_key(row.label), set()).update(row.numbers())
         labels.setdefault(label_key(row.label), row.label)
+        texts.setdefault(label_key(row.label), []).append(row_words(row))
         if re.search(r"[A-Za-z]", row.description):     # only real words are masked, never a bare number
             descriptors.add(row.description)
+    for figure in figures:
+        row_numbers.setdefault(label_key(figure.label), set()).update(figure.numbers())
+        labels.setdefault(label_key(figure.label), figure.label)
+        texts.setdefault(label_key(figure.label), []).append(figure.words())
     source_numbers = {}
     for source in sources:
         source_numbers[label_key(source.label)] = numbers_in(source.text)
         labels.setdefault(label_key(source.label), source.label)
+        texts.setdefault(label_key(source.label), []).append(f"{source.kind} {source.title} published {source.text}")
     return Evidence(row_numbers={k: frozenset(v) for k, v in row_numbers.items()}, source_numbers=source_numbers,
-                    descriptors=tuple(sorted(descriptors, key=len, reverse=True)), labels=labels)
+                    descriptors=tuple(sorted(descriptors, key=len, reverse=True)), labels=labels,
+                    texts={k: " ".join(v) for k, v in texts.items()}, unpriced=frozenset(unpriced))
 
 
 def cited_and_also_retrieved(sources: Iterable[Source], cited_labels: Iterable[str]

@@ -5,7 +5,9 @@ A sentence is released only when
   2. every number it states (money, RVUs, conversion factors, percentages; not years, codes,
      dates, list markers, FR/CFR citations or label contents) is a number of a row or an
      excerpt that the sentence itself cites (compared as Decimal: "$17.10" == 17.1);
-  3. a sentence stating an RVU, conversion factor or payment cites a row label.
+  3. a sentence stating an RVU, conversion factor or payment cites a row label (or a computed figure's);
+  4. cite or omit: a sentence that states a fact cites a row, figure or source, and shares enough of its
+     words with what it cites (chat/support.py); only "no valuation for <unpriced codes>" may go uncited.
 Anything else is withheld and replaced by a visible note saying what was removed and why.
 The guard reads no instructions from the text it checks: retrieved text is only evidence.
 """
@@ -21,6 +23,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import CITATION, Evidence, build_evidence, label_key
 from carenav_core.chat.quantities import LIST_MARKER, VALUE_WORDS, masked, quantities
 from carenav_core.chat.sentences import sentence_end
+from carenav_core.chat.support import SUPPORT_SHARE, states_fact, support
 from carenav_core.pfs.rows import ValuationRow
 
 log = logging.getLogger(__name__)
@@ -59,7 +62,23 @@ def check_sentence(sentence: str, evidence: Evidence) -> tuple[str, ...]:
         any(not q.percent for q in stated) and VALUE_WORDS.search(masked(sentence, evidence.descriptors)) is not None)
     if claims_value and not cited & evidence.row_numbers.keys():
         reasons.append("states an RVU, conversion factor or payment without citing a valuation row label")
+    if not reasons and states_fact(sentence):
+        reasons += _support_reasons(sentence, cited, evidence)
     return tuple(reasons)
+
+
+_CODE = re.compile(r"\b(?:[A-Z]\d{4}|\d{4}[A-Z0-9])\b")
+
+
+def _support_reasons(sentence: str, cited: set[str], evidence: Evidence) -> list[str]:
+    if not cited:
+        named = set(_CODE.findall(sentence))
+        if named and named <= evidence.unpriced and re.search(r"\b(?:no|not)\b", sentence, re.IGNORECASE):
+            return []                       # "no valuation is available for G9999": the table says so
+        return ["states a fact without citing a row, computed figure or source"]
+    if support(sentence, " ".join(evidence.texts.get(k, "") for k in cited)) < SUPPORT_SHARE:
+        return ["is not supported by the evidence it cites"]
+    return []
 
 
 def withheld_note(reasons: tuple[str, ...]) -> str:
@@ -79,16 +98,19 @@ class GuardedSentence:
 class OutputGuard:
     """Feed streamed chunks; get back checked sentences. Call `flush()` once the stream ends."""
 
-    def __init__(self, evidence: Evidence) -> None:
+    def __init__(self, evidence: Evidence, fixed: frozenset[str] = frozenset()) -> None:
         self.evidence = evidence
+        self.fixed = fixed              # the product's own sentences (the no-model notice), released as written
         self.withheld = 0               # sentences withheld so far
         self._buffer = ""
         self._cited: dict[str, None] = {}
 
     @classmethod
-    def for_answer(cls, rows: Iterable[ValuationRow], sources: Iterable[Source]) -> "OutputGuard":
-        """A guard whose evidence is these valuation rows and retrieved sources."""
-        return cls(build_evidence(rows, sources))
+    def for_answer(cls, rows: Iterable[ValuationRow], sources: Iterable[Source], figures: Iterable = (),
+                   unpriced: Iterable[str] = (), fixed: frozenset[str] = frozenset()) -> "OutputGuard":
+        """A guard whose evidence is these valuation rows, computed figures and retrieved sources;
+        `fixed` sentences (only ever the deterministic writer's own notices) pass as written."""
+        return cls(build_evidence(rows, sources, figures, unpriced), fixed)
 
     def feed(self, chunk: str) -> list[GuardedSentence]:
         """Add streamed text; return every sentence that is now complete, checked."""
@@ -113,7 +135,7 @@ class OutputGuard:
             yield self._judge(sentence)
 
     def _judge(self, sentence: str) -> GuardedSentence:
-        reasons = check_sentence(sentence, self.evidence)
+        reasons = () if sentence.strip() in self.fixed else check_sentence(sentence, self.evidence)
         if not reasons:
             self._cited.update((k, None) for k in cited_keys(sentence) if k in self.evidence.labels)
             return GuardedSentence(text=sentence, released=True, original=sentence)
@@ -125,7 +147,7 @@ class OutputGuard:
                                original=sentence, reasons=reasons)
 
 
-def guard_text(text: str, evidence: Evidence) -> list[GuardedSentence]:
+def guard_text(text: str, evidence: Evidence, fixed: frozenset[str] = frozenset()) -> list[GuardedSentence]:
     """Check a finished text in one go (same result as streaming it)."""
-    guard = OutputGuard(evidence)
+    guard = OutputGuard(evidence, fixed)
     return guard.feed(text) + guard.flush()

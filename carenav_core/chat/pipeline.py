@@ -9,9 +9,11 @@ the edge; nothing here reaches for a process-wide cache.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import unicodedata
-from typing import Iterator
+from datetime import date
+from typing import Iterator, Sequence
 
 import duckdb
 
@@ -19,11 +21,15 @@ from carenav_core.backends import Backends
 from carenav_core.chat.events import (ChatEvent, DoneEvent, Source, SourcesEvent, TokenEvent, ValuationEvent,
                                       WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
+from carenav_core.chat.figures import compute_figures
+from carenav_core.chat.plan import QuestionPlan, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.prompt import build_prompt
-from carenav_core.chat.writers import DeterministicWriter, ModelWriter, Writer
+from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, DeterministicWriter
+from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
+from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.valuation import value
@@ -50,16 +56,46 @@ def source_of(hit: Hit) -> Source:
                   url=hit.url, codes=hit.codes)
 
 
-def _valuation(backends: Backends, detection: Detection) -> tuple[list[ValuationRow], list[str], tuple[WarningEvent, ...]]:
+def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:
+    """How many recent final CYs to value: the configured number, or back to the earliest year asked."""
+    earliest = plan.earliest_year
+    return min(20, max(settings_years, today.year - earliest + 1)) if earliest else settings_years
+
+
+def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[ValuationRow, ...]:
+    """Flag rows of named codes (`named`) and, of those, rows in the years asked (`in_focus`). A named code
+    with no row in the asked years keeps its newest final row (and proposed row) in focus."""
+    named = set(plan.focus_codes)
+    newest = {}
+    for row in rows:
+        if not row.proposed:
+            newest[row.hcpcs] = max(newest.get(row.hcpcs, 0), row.cy)
+    marked = [dataclasses.replace(r, named=r.hcpcs in named, in_focus=r.hcpcs in named and
+                                  plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
+    missing = {r.hcpcs for r in marked if r.named} - {r.hcpcs for r in marked if r.in_focus}
+    return tuple(dataclasses.replace(r, in_focus=r.proposed or r.cy == newest.get(r.hcpcs)) if r.hcpcs in missing
+                 else r for r in marked)
+
+
+def _valuation(backends: Backends, detection: Detection, years: int
+               ) -> tuple[list[ValuationRow], list[str], tuple[WarningEvent, ...]]:
     if backends.fee_db is None:
         return [], [], (WarningEvent(kind=WarningKind.DATABASE, message="The fee-schedule database is not available "
                                      "(run `carenav build`); no valuation rows could be shown."),)
     try:
-        rows, unpriced = value(backends.fee_db, detection.codes, years=backends.settings.years)
+        rows, unpriced = value(backends.fee_db, detection.codes, years=years)
     except duckdb.Error as exc:
         log.warning("valuation query failed: %s", exc)
         return [], [], (WarningEvent(kind=WarningKind.DATABASE, message=f"The fee-schedule database failed: {exc}"),)
     return rows, unpriced, ()
+
+
+def definition_sources(detection: Detection) -> tuple[Source, ...]:
+    """The registry's definition of each family the question names (data/families.toml), as citable sources."""
+    by_key = {f.key: f for f in load_families()}
+    return tuple(Source(label=f"[Definition: {by_key[k].name}]", title=by_key[k].name, kind=DEFINITION_KIND,
+                        published="", text=by_key[k].definition, url=by_key[k].reference)
+                 for k in detection.families if by_key[k].definition)
 
 
 def _sources(backends: Backends, text: str, detection: Detection) -> SearchResult:
@@ -69,16 +105,24 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
     return merge(retrieved, code_cited(backends.store, list(detection.codes), CITED_PER_CODE))
 
 
-def prepare(question: str, backends: Backends, valuation: bool = True) -> Prepared:
-    """Detect, value, retrieve and build the prompt. `valuation=False` switches the code feature off."""
+def prepare(question: str, backends: Backends, valuation: bool = True, today: date | None = None) -> Prepared:
+    """Plan, value, compute, retrieve and build the prompt. `valuation=False` switches the code feature off;
+    `today` (default: the date now) resolves "last year" and how far back "since 2021" reaches."""
+    today = today or date.today()
     text, warnings = clean_question(question)
     detection = detect(text) if valuation else NO_DETECTION
-    rows, unpriced, problems = _valuation(backends, detection) if detection.codes else ([], [], ())
+    plan = plan_question(text, detection, today)
+    years = years_to_show(plan, backends.settings.years, today)
+    rows, unpriced, problems = _valuation(backends, detection, years) if detection.codes else ([], [], ())
+    rows = mark_focus(rows, plan)
+    figures = compute_figures(rows, plan)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
-    sources = tuple(source_of(h) for h in found.hits)
-    return Prepared(question=text, detection=detection, rows=tuple(rows), unpriced=tuple(unpriced), sources=sources,
-                    messages=build_prompt(text, sources, rows, unpriced),
+    sources = definition_sources(detection) + tuple(source_of(h) for h in found.hits)
+    return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
+                    unpriced=tuple(unpriced), sources=sources,
+                    messages=build_prompt(text, sources, rows, unpriced, figures=figures,
+                                          plan=plan if detection.codes else None),
                     warnings=warnings + problems + store_warnings)
 
 
@@ -87,7 +131,8 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
     prepared = prepare(question, backends, valuation)
     if prepared.detection.codes:
         yield ValuationEvent(codes=prepared.detection.codes, families=prepared.detection.families,
-                             rows=prepared.rows, provenance=provenance_for(prepared.rows), unpriced=prepared.unpriced)
+                             rows=prepared.rows, provenance=provenance_for(prepared.rows), unpriced=prepared.unpriced,
+                             figures=prepared.figures, plan=prepared.plan)
     yield from prepared.warnings
     if backends.model is None and backends.settings.ollama_host:
         yield WarningEvent(kind=WarningKind.MODEL_DOWN, message=f"The model server at {backends.settings.ollama_host} "
@@ -104,7 +149,7 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
     Returns (writer name, sentences withheld, labels cited by released sentences)."""
     labels: tuple[str, ...] = ()
     if writer is not None and (prepared.sources or prepared.rows):   # nothing retrieved: no model call
-        guard = OutputGuard.for_answer(prepared.rows, prepared.sources)
+        guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced)
         try:
             withheld = yield from _guarded(writer.stream(prepared), guard)
             return writer.name, withheld, guard.cited_labels
@@ -113,7 +158,8 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
             labels = guard.cited_labels
             yield WarningEvent(kind=WarningKind.MODEL_ERROR, message=f"The language model failed ({exc}); the answer "
                                "continues with the deterministic writer (no language model).")
-    guard = OutputGuard.for_answer(prepared.rows, prepared.sources)
+    guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced,
+                                   fixed=FIXED_SENTENCES)
     deterministic = DeterministicWriter()
     withheld = yield from _guarded(deterministic.stream(prepared), guard)
     return deterministic.name, withheld, labels + guard.cited_labels

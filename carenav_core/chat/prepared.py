@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from carenav_core.chat.events import Source, WarningEvent
+from carenav_core.chat.figures import Figure
+from carenav_core.chat.plan import QuestionPlan
 from carenav_core.codes import Detection
 from carenav_core.pfs.rows import ValuationRow
 
@@ -13,7 +15,9 @@ class Prepared:
     """The evidence (rows, sources) and the exact prompt; a writer turns it into prose."""
     question: str
     detection: Detection
+    plan: QuestionPlan
     rows: tuple[ValuationRow, ...]
+    figures: tuple[Figure, ...]
     unpriced: tuple[str, ...]
     sources: tuple[Source, ...]
     messages: list[dict[str, str]]

@@ -18,7 +18,14 @@ _NOT_CODES = re.compile(
     r"|\$\s*\d[\d,]*(?:\.\d+)?"             # $17,100.00, $ 32
     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"        # 19,090
     r"|\d+\.\d+"                            # 33.4009
-    r"|https?://\S+",
+    r"|https?://\S+"
+    # A five-digit number followed by a counted noun is a count, not a CPT code ("20250 beneficiaries").
+    # "claims", "services" and "visits" are left out: "99490 claims" names the code.
+    r"|\b\d{5}(?=\s+(?:more\s+|additional\s+|new\s+|fewer\s+|other\s+)?(?:" + "|".join((
+        "beneficiar", "practices?", "patients?", "people", "persons?", "physicians?", "practitioners?",
+        "clinicians?", "providers?", "enrollees?", "members?", "residents?", "hospitals?", "ACOs?",
+        "organizations?", "comments?", "commenters?", "respondents?", "dollars?", "lives", "households?",
+        "individuals?", "participants?", "suppliers?", "clinics?", "counties", "facilities", "users?")) + r")\w*\b)",
     re.IGNORECASE)
 
 

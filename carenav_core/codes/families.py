@@ -22,6 +22,7 @@ class _FamilyEntry(BaseModel):
     synonyms: list[str] = Field(min_length=1, description="Names matched in questions.")
     codes: list[str] = Field(min_length=1, description="Member HCPCS/CPT codes.")
     reference: str = Field(pattern=r"^https://", description="Address of the text defining the family.")
+    definition: str = Field("", description="One sentence saying what the codes are, from the reference.")
 
     @field_validator("codes")
     @classmethod
@@ -41,6 +42,7 @@ class Family:
     synonyms: tuple[str, ...]
     codes: tuple[str, ...]
     reference: str
+    definition: str = ""
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -59,7 +61,7 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
         except ValidationError as exc:
             raise ConfigError(f"{source}: family {key}: {exc}") from exc
         families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
-                               codes=tuple(parsed.codes), reference=parsed.reference))
+                               codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition))
     return tuple(families)
 
 

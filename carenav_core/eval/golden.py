@@ -21,7 +21,8 @@ from carenav_core.eval.oracle import CodeFamily, Oracle
 
 # How many questions of each category the full set holds (180 in all, 36 controls).
 SIZES = {"code": 36, "codes": 24, "family": 30, "years": 16, "unknown": 14, "not_a_code": 24, "control": 36}
-HOSTILE_MODES = ("wrong_number", "unlabelled_number", "invented_citation", "injected_instruction")
+HOSTILE_MODES = ("wrong_number", "unlabelled_number", "invented_citation", "injected_instruction", "uncited_claim",
+                 "unsupported_claim")
 HOSTILE_SLOTS = (1, 3)          # positions i % 5 that get a hostile reply: 40% of the questions
 ALWAYS = ("G0556", "99490", "99439", "G2012", "99213", "G2211")
 # HCPCS Level II, CPT Category I/II/III and vaccine-administration shapes; placeholders such as

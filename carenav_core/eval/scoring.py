@@ -6,8 +6,9 @@ the output guard's, so a guard bug cannot hide itself.
 from __future__ import annotations
 
 import re
+from datetime import date
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Sequence
 
 from carenav_core.chat.answer import Answer
@@ -56,7 +57,48 @@ def _row_tuple(row: ValuationRow | ExpectedRow) -> tuple:
 
 def _row_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
     numbers = {getattr(r, f) for r in rows for f in _RVU_NUMBERS} | {c.value for r in rows for c in r.other_cfs}
-    return {n for n in numbers if n is not None}
+    return {n for n in numbers if n is not None} | derived_numbers(rows)
+
+
+def computed_from_rows(citation: str, rows: Sequence[ValuationRow]) -> bool:
+    """Is `citation` a computed figure's label whose codes and row labels are all rows of the answer?
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(hcpcs="99490", label="[PFS CY2026 RVU26C]"), R(hcpcs="99439", label="[PFS CY2026 RVU26C]")]
+    >>> computed_from_rows("computed: 99490 − 99439, PFS CY2026 RVU26C", rows)
+    True
+    >>> computed_from_rows("computed: 99490, PFS CY2019 RVU19A → PFS CY2026 RVU26C", rows)
+    False
+    """
+    text = citation.strip().strip("[]")
+    if not text.startswith("computed:"):
+        return False
+    codes_part, _, labels_part = text.removeprefix("computed:").partition(",")
+    codes = set(re.findall(r"[A-Z0-9]{5}", codes_part))
+    labels = {key(part) for part in re.split(r"\s*→\s*", labels_part) if part.strip()}
+    return bool(codes and labels) and codes <= {r.hcpcs for r in rows} and labels <= {key(r.label) for r in rows}
+
+
+def derived_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
+    """What may be computed from two rows' payments in the same setting: the difference, the sum and the
+    percent difference (one decimal, half-up) — this harness's own arithmetic, to trace computed figures.
+
+    >>> from types import SimpleNamespace as R
+    >>> sorted(derived_numbers([R(payment_nonfac=Decimal("66.13"), payment_fac=None),
+    ...                         R(payment_nonfac=Decimal("50.44"), payment_fac=None)]))[:3]
+    [Decimal('15.69'), Decimal('23.7'), Decimal('31.1')]
+    """
+    found: set[Decimal] = set()
+    for field in ("payment_nonfac", "payment_fac"):
+        amounts = [getattr(r, field) for r in rows if getattr(r, field) is not None]
+        for a in amounts:
+            for b in amounts:
+                if a is b:
+                    continue
+                found |= {abs(a - b), a + b}
+                if b:
+                    found.add(abs((a - b) / b * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    return found
 
 
 @dataclass(kw_only=True)
@@ -90,10 +132,25 @@ class QuestionScore:
         return dict(self.__dict__)
 
 
+_ASKED_YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
+
+
+def years_expected(question: str, configured: int, this_year: int) -> int:
+    """How many recent final CYs a table should hold: the configured number, or back to the earliest
+    calendar year the question writes out (this harness's own reading of that rule).
+
+    >>> years_expected("How did 99490 change since 2021?", 4, 2026), years_expected("G0556 in 2025", 4, 2026)
+    (6, 4)
+    """
+    asked = [int(y) for y in _ASKED_YEAR.findall(question)]
+    return min(20, max(configured, this_year - min(asked) + 1)) if asked else configured
+
+
 def _score_valuation(score: QuestionScore, valuation: ValuationEvent | None, oracle: Oracle, years: int) -> None:
     """Rows of the codes the product detected against the oracle's rows of the same codes."""
     if valuation is None:
         return
+    years = years_expected(score.text, years, date.today().year)
     actual = {(r.hcpcs, r.cy): _row_tuple(r) for r in valuation.rows if not r.mod and not r.proposed}
     expected = {(r.hcpcs, r.cy): _row_tuple(r) for r in oracle.rows(valuation.codes, years)}
     score.rows_expected = len(expected.keys() | actual.keys())
@@ -118,7 +175,7 @@ def _score_prose(score: QuestionScore, done: Answer) -> None:
     known = {key(r.label) for r in rows} | {key(s.label) for s in done.sources}
     found = citations(prose)
     score.citations = len(found)
-    score.invalid_citations = [c for c in found if key(c) not in known]
+    score.invalid_citations = [c for c in found if key(c) not in known and not computed_from_rows(c, rows)]
 
 
 def _score_script(score: QuestionScore, prose: str, answers: Sequence[ScriptedAnswer]) -> None:

@@ -94,6 +94,9 @@ COLUMNS: tuple[Column, ...] = (
     Column(name="file_cf", header="CF in file", unit="cf", shown=False, help="CF printed in the CMS file (audit)"),
     Column(name="source_file", header="Source file", unit="text", shown=False, help="CMS file the row was read from"),
     Column(name="sha256", header="sha256", unit="text", shown=False, help="sha256 of that file"),
+    Column(name="named", header="Named", unit="flag", shown=False, help="The question names this code"),
+    Column(name="in_focus", header="Asked", unit="flag", shown=False,
+           help="A named code in a year the question asks about"),
 )
 SHOWN = tuple(c for c in COLUMNS if c.shown)
 BY_NAME = {c.name: c for c in COLUMNS}
@@ -107,7 +110,7 @@ RECORD = tuple(BY_NAME[n] for n in (
     "label", "hcpcs", "mod", "description", "cy", "proposed", "vintage", "vintage_label", "effective_date", "status",
     "status_meaning", "work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac", "nonfac_na",
     "fac_na", "pctc", "global_days", "cf", "cf_label", "other_cfs", "payment_nonfac", "payment_fac", "rule_id",
-    "fr_citation", "fr_url", "file_cf", "source_file", "sha256"))
+    "fr_citation", "fr_url", "file_cf", "source_file", "sha256", "named", "in_focus"))
 assert {c.name for c in RECORD} == set(BY_NAME), "every column is in the CSV/JSON record"
 
 

@@ -77,6 +77,8 @@ class ValuationRow:
     file_cf: Decimal | None        # the CF printed in the CMS file (audit only)
     source_file: str
     sha256: str
+    named: bool = True             # the question names this code (False: added by family expansion)
+    in_focus: bool = True          # a named code in a year the question asks about (shown first)
 
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number this row states (for the output guard)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import socket
+from datetime import date
 from dataclasses import replace
 from decimal import Decimal
 
@@ -14,8 +15,9 @@ from carenav_core.chat.evidence import build_evidence
 from carenav_core.chat.guard import OutputGuard, guard_text
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.prompt import build_prompt
-from carenav_core.chat.writers import newest_rows, NO_MODEL_NOTICE, DeterministicWriter
-from carenav_core.codes import Detection
+from carenav_core.chat.deterministic import FIXED_SENTENCES, newest_rows, NO_MODEL_NOTICE, DeterministicWriter
+from carenav_core.chat.plan import plan_question
+from carenav_core.codes import detect
 from carenav_core.errors import ModelError
 from carenav_core.llm import ModelClient, model_client
 from carenav_core.settings import Settings
@@ -182,10 +184,12 @@ def test_network_guard_blocks_non_loopback_hosts():
 # --- deterministic ------------------------------------------------------------------------------
 
 def _deterministic(rows, unpriced=(), sources=(EXCERPT,)):
-    prepared = Prepared(question=QUESTION, detection=Detection(codes=(), families=(), explicit=()), rows=tuple(rows),
-                        unpriced=tuple(unpriced), sources=tuple(sources), messages=[], warnings=())
+    detection = detect(QUESTION)
+    prepared = Prepared(question=QUESTION, detection=detection, plan=plan_question(QUESTION, detection, date(2026, 12, 1)),
+                        rows=tuple(rows), figures=(), unpriced=tuple(unpriced), sources=tuple(sources), messages=[],
+                        warnings=())
     text = "".join(DeterministicWriter().stream(prepared))
-    return text, guard_text(text, build_evidence(rows, sources))
+    return text, guard_text(text, build_evidence(rows, sources, (), unpriced), FIXED_SENTENCES)
 
 
 def test_deterministic_answer_states_the_row_with_its_label():
@@ -233,4 +237,6 @@ def _rows(draw):
 def test_deterministic_output_always_passes_the_guard(rows, unpriced):
     text, sentences = _deterministic(rows + [PROPOSED_2027], unpriced)
     assert all(s.released for s in sentences), [s.reasons for s in sentences if not s.released]
-    assert text.count(" has ") >= len(newest_rows(rows + [PROPOSED_2027]))   # no newest-row sentence dropped
+    newest = newest_rows(rows + [PROPOSED_2027])
+    base = {r.hcpcs for r in newest if not r.mod}         # modifier rows are stated only for codes without a base row
+    assert text.count(" has ") >= len([r for r in newest if not r.mod or r.hcpcs not in base])   # none dropped

@@ -1,0 +1,319 @@
+"""The deterministic writer: an answer written from the decided facts alone, with no language model.
+
+Order (STYLE: answer first): the figure, comparison, trend or total the question asks for (rows and computed
+figures, with their labels); what the codes are (the family definition); how CMS valued them (code-cited
+paragraphs in CMS's own words, responses and regulatory text before commenters); the proposed → final change
+when the retrieved text states it. At most a few short quotes, no near-duplicates, one citation style, the
+no-model notice once. Every line is written to pass the output guard; a line that would not is left out.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Iterator, Sequence
+
+from carenav_core.chat.events import Source
+from carenav_core.chat.evidence import Evidence, build_evidence
+from carenav_core.chat.figures import Figure, FigureKind
+from carenav_core.chat.guard import check_sentence
+from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.chat.prepared import Prepared
+from carenav_core.chat.sentences import split_sentences
+from carenav_core.codes.families import load_families
+from carenav_core.pfs.rows import ValuationRow
+
+log = logging.getLogger(__name__)
+
+NO_MODEL_NOTICE = "No language model wrote this answer: it restates the fee schedule data and the retrieved excerpts."
+NOTHING_FOUND = "No retrieved excerpt or fee schedule row answers this question."
+FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND})     # the product's own words, not claims
+DEFINITION_KIND = "code family definition"
+# Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
+VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practice expense|PE inputs?|"
+                             r"direct PE|intra-service|time|survey|RUC|payment rate|priced?)\b", re.IGNORECASE)
+_COMMENTER = re.compile(r"^\s*(?:Comment:|Commenters?\b|Many commenters|Several commenters|A commenter|Some commenters)",
+                        re.IGNORECASE)
+_RESPONSE = re.compile(r"^\s*Response:\s*", re.IGNORECASE)
+_FOOTNOTE = re.compile(r"(?<=[a-z.,;)”\"])\d{1,3}(?=\s|$)")        # "services.12 We" -> "services. We"
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
+_STOP = frozenset("what with from that this which have been were will would should could their there about "
+                  "into under over more than does much other these those they them also such only how".split())
+# Words every paragraph of a PFS rule uses: they do not make a sentence about the question.
+_GENERIC = frozenset("care management services service payment payments medicare code codes valued value values "
+                     "valuation rule final proposed physician practitioner patient patients cms".split())
+
+
+def _money(value: Decimal) -> str:
+    return f"${value}"
+
+
+def _code(row: ValuationRow, described: bool) -> str:
+    """'G0556-26 (Adv prim care mgmt lvl 1)', or just the code."""
+    code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+    return f"{code} ({row.description})" if described and row.description else code
+
+
+def _vintage(row: ValuationRow) -> str:
+    return f"the CY{row.cy} proposed rule" if row.proposed else f"the CY{row.cy} final fee schedule"
+
+
+def _rvu_clause(row: ValuationRow) -> str:
+    parts = [f"work RVU {row.work_rvu}" if row.work_rvu is not None else "no work RVU"]
+    if row.total_nonfac is not None:
+        parts.append(f"a non-facility total of {row.total_nonfac} RVUs")
+    if row.total_fac is not None:
+        parts.append(f"a facility total of {row.total_fac} RVUs")
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
+    if row.cf is None or (row.payment_nonfac is None and row.payment_fac is None):
+        return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
+    wanted = [("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY)]
+    paid = [f"the national {where} payment is {_money(amount)}" for where, amount, kind in wanted
+            if amount is not None and setting in (Setting.BOTH, kind)]
+    return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
+
+
+def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH) -> str:
+    """One plain sentence per row, ending with the row's label."""
+    return (f"Under {_vintage(row)}, {_code(row, described)} has {_rvu_clause(row)}; "
+            f"{_payment_clause(row, setting)} {row.label}.")
+
+
+def unpriced_sentence(unpriced: Sequence[str]) -> str:
+    codes = ", ".join(unpriced)
+    return (f"No fee schedule valuation was found for {codes}, so no RVUs or payment are given for "
+            f"{'it' if len(unpriced) == 1 else 'them'}.")
+
+
+def passes_guard(sentence: str, evidence: Evidence) -> bool:
+    """Would the output guard release `sentence` whole (as one sentence, with no reasons)?"""
+    return split_sentences(sentence + "\n") == [sentence + "\n"] and not check_sentence(sentence, evidence)
+
+
+def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
+    """Per code and modifier: the newest final row, and the proposed row if there is one."""
+    newest: dict[tuple[str, str, bool], ValuationRow] = {}
+    for row in rows:
+        key = (row.hcpcs, row.mod, row.proposed)
+        if key not in newest or row.cy > newest[key].cy:
+            newest[key] = row
+    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.proposed)) is r]
+
+
+# --- the asked figures ----------------------------------------------------------------------------
+
+def _signed(value: Decimal, percent: Decimal | None, unit: str = "$") -> str:
+    amount = f"{'+' if value >= 0 else '−'}{unit}{abs(value)}"
+    return amount + (f" ({'+' if percent >= 0 else '−'}{abs(percent)}%)" if percent is not None else "")
+
+
+def _comparison(figure: Figure) -> str:
+    first, second = figure.codes
+    if figure.value == 0:
+        return f"{first} and {second} pay the same {figure.setting} amount, {_money(figure.inputs[0])} {figure.label}."
+    more = "more" if figure.value > 0 else "less"
+    share = f", {abs(figure.percent)}% {more}" if figure.percent is not None else ""
+    return (f"{first} pays {_money(abs(figure.value))} {more} than {second} in the {figure.setting} setting "
+            f"({_money(figure.inputs[0])} vs {_money(figure.inputs[1])}{share}) {figure.label}.")
+
+
+def _change(figure: Figure) -> str:
+    years = re.findall(r"CY(\d{4})", figure.label)
+    span = f"from CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else ""
+    stage = " (proposed)" if "NPRM" in figure.label else ""
+    return (f"{figure.codes[0]}'s national {figure.setting} payment went {span}{stage} from {_money(figure.inputs[0])} "
+            f"to {_money(figure.inputs[1])}, a change of {_signed(figure.value, figure.percent)} {figure.label}.")
+
+
+def _total(figure: Figure) -> str:
+    amounts = " + ".join(_money(a) for a in figure.inputs)
+    return (f"Billed together, {' and '.join(figure.codes)} pay {_money(figure.value)} in the {figure.setting} "
+            f"setting ({amounts}) {figure.label}.")
+
+
+_SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total}
+
+
+def figure_sentences(figures: Sequence[Figure]) -> list[str]:
+    """One sentence per computed figure; of a trend's changes only the whole span (the first → last
+    change of each code and setting; year-by-year steps are in the figures table)."""
+    spans: dict[tuple[str, str], Figure] = {}
+    for figure in figures:
+        if figure.kind is FigureKind.CHANGE:
+            key = (figure.codes[0], figure.setting)
+            if key not in spans:                       # compute_figures lists the whole span first
+                spans[key] = figure
+    return [_SAYS[f.kind](f) for f in figures if f.kind is not FigureKind.CHANGE or spans.get(
+        (f.codes[0], f.setting)) is f]
+
+
+def year_line(row: ValuationRow, setting: Setting) -> str:
+    """'CY2024 (final): 99490 pays $62.58 non-facility and $49.60 facility [PFS CY2024 RVU24C].'"""
+    paid = [f"{_money(amount)} {where}" for where, amount, kind in (
+        ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
+        if amount is not None and setting in (Setting.BOTH, kind)]
+    stage = "proposed" if row.proposed else "final"
+    return f"CY{row.cy} ({stage}): {row.hcpcs} pays {' and '.join(paid) or 'no national amount'} {row.label}."
+
+
+_PROPOSED_RVU = (
+    re.compile(r"propos\w*\s+(?:a|the)?\s*work RVU\s+(?:for|of)\s+(?:HCPCS\s+|CPT\s+)?(?:code\s+)?(?P<code>[A-Z0-9]{5})"
+               r"\s+(?:of|at|to be)\s+(?P<value>\d+\.\d+)"),
+    re.compile(r"propos\w*\s+(?:a|the)?\s*work RVU\s+of\s+(?P<value>\d+\.\d+)\s+for\s+(?:HCPCS\s+|CPT\s+)?"
+               r"(?:code\s+)?(?P<code>[A-Z0-9]{5})"))
+
+
+def proposed_to_final(rows: Sequence[ValuationRow], sources: Sequence[Source], codes: Sequence[str]) -> list[str]:
+    """'CMS proposed a work RVU of 0.17 for G0556 [89 FR 97898 ¶3]; the CY2025 final fee schedule sets 0.25
+    [PFS CY2025 RVU25D].' — when a retrieved paragraph states the proposed value and the final row differs."""
+    said = []
+    for source in sources:
+        for pattern in _PROPOSED_RVU:
+            for m in pattern.finditer(source.text):
+                code, proposed = m.group("code"), Decimal(m.group("value"))
+                year = int(source.published[:4]) + 1 if source.published[:4].isdigit() else None
+                final = next((r for r in rows if r.hcpcs == code and not r.proposed and not r.mod and r.cy == year), None)
+                if code in codes and final and final.work_rvu is not None and final.work_rvu != proposed:
+                    said.append(f"CMS proposed a work RVU of {proposed} for {code} {source.label}; the CY{final.cy} "
+                                f"final fee schedule sets {final.work_rvu} {final.label}.")
+    return list(dict.fromkeys(said))
+
+
+def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[ValuationRow]:
+    """Rows the answer states: the asked rows without modifier (a code priced only with modifiers keeps
+    them); for a trend every asked year, otherwise the newest final and proposed row of each code."""
+    focus = [r for r in rows if r.in_focus] or list(rows)
+    with_base = {r.hcpcs for r in focus if not r.mod}
+    focus = [r for r in focus if not r.mod or r.hcpcs not in with_base]
+    return focus if Intent.TREND in plan.intents else newest_rows(focus)
+
+
+# --- what the codes are, and how CMS valued them ----------------------------------------------------
+
+def _clean(text: str) -> str:
+    """One quotable sentence: no "Response:" prefix, no footnote numbers, brackets as parentheses."""
+    text = _RESPONSE.sub("", re.sub(r"\s+", " ", text).strip())
+    text = _FOOTNOTE.sub("", text)
+    return text.replace("[", "(").replace("]", ")").rstrip(".!?;: ").strip()
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD.findall(text)} - _STOP
+
+
+def _near_duplicate(words: set[str], chosen: list[set[str]]) -> bool:
+    return any(len(words & other) / max(1, len(words | other)) > 0.6 for other in chosen)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Candidate:
+    score: float
+    position: int
+    text: str
+    source: Source
+
+
+def _candidates(sources: Sequence[Source], terms: set[str], codes: set[str], evidence: Evidence,
+                want: re.Pattern[str]) -> list[_Candidate]:
+    found = []
+    for rank, source in enumerate(sources):
+        if source.kind == DEFINITION_KIND:
+            continue
+        for position, piece in enumerate(split_sentences(re.sub(r"\s+", " ", source.text).strip())):
+            text = _clean(piece)
+            if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or _COMMENTER.search(piece):
+                continue
+            named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
+            specific = (terms - _GENERIC) & _words(text)
+            if not (named or len(specific) >= 2) or not passes_guard(_quote(text, source), evidence):
+                continue
+            voice = 1.5 if re.search(r"\bwe (?:are finalizing|finalized|proposed|believe|agree)\b", text, re.I) else 0
+            score = len(specific) + 3 * len(named) + voice
+            found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source))
+    return sorted(found, key=lambda c: (-c.score, c.position))
+
+
+def _quote(text: str, source: Source) -> str:
+    who = "CMS wrote" if source.kind in ("final rule", "proposed rule", "correction") else f"The {source.kind} says"
+    return f"{who} ({source.published[:4] or 'undated'} {source.kind}): “{text}” {source.label}."
+
+
+def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[str]:
+    chosen = []
+    for candidate in candidates:
+        words = _words(candidate.text)
+        if len(chosen) == limit or _near_duplicate(words, taken):
+            continue
+        taken.append(words)
+        chosen.append(_quote(candidate.text, candidate.source))
+    return chosen
+
+
+def _terms(prepared: Prepared) -> set[str]:
+    """Question words, the named families' names and acronyms (as the registry writes them)."""
+    families = {f.key: f for f in load_families()}
+    family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
+    return _words(prepared.question) | family_words
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeterministicWriter:
+    """Writes an answer from the plan, rows, computed figures, definitions and excerpts (no model)."""
+    max_quotes: int = 3
+    name: str = "deterministic"
+
+    def stream(self, prepared: Prepared) -> Iterator[str]:
+        """Yield one line at a time: the notice once, then the answer as short paragraphs and list items."""
+        evidence = build_evidence(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced)
+        yield NO_MODEL_NOTICE + "\n\n"
+        for line in self._lines(prepared, evidence):
+            if line.strip() not in FIXED_SENTENCES and not passes_guard(line.strip().removeprefix("- "), evidence):
+                log.error("deterministic writer skipped a sentence the guard rejects: %r", line)
+                continue
+            yield line + "\n"
+
+    def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        yield from self._answer(prepared, evidence)
+        yield from self._definitions(prepared)
+        yield from self._how_valued(prepared, evidence)
+
+    def _answer(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        plan, rows = prepared.plan, prepared.rows
+        yield from ("- " + s for s in figure_sentences(prepared.figures))
+        if Intent.TREND in plan.intents:
+            yield from ("- " + year_line(r, plan.setting) for r in _focus_rows(rows, plan))
+        else:
+            for row in _focus_rows(rows, plan):
+                sentence = row_sentence(row, setting=plan.setting)
+                yield "- " + (sentence if passes_guard(sentence, evidence) else
+                              row_sentence(row, described=False, setting=plan.setting))
+        if prepared.unpriced:
+            yield "- " + unpriced_sentence(prepared.unpriced)
+        if not prepared.sources and not rows:
+            yield NOTHING_FOUND
+
+    def _definitions(self, prepared: Prepared) -> Iterator[str]:
+        for source in prepared.sources:
+            if source.kind == DEFINITION_KIND:
+                yield f"\n{source.text.rstrip('.')} {source.label}."
+
+    def _how_valued(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        terms, codes = _terms(prepared), set(prepared.plan.focus_codes)
+        taken: list[set[str]] = []
+        changes = proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
+        wanted = VALUATION_WORDS if prepared.rows else re.compile(r"\w")
+        valued = _pick(_candidates(prepared.sources, terms, codes, evidence, wanted),
+                       self.max_quotes - len(changes), taken)
+        if not valued and codes:        # nothing on valuation: what the rule text says of the codes themselves
+            naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b")
+            valued = _pick(_candidates(prepared.sources, set(), codes, evidence, naming), 2, taken)
+        if valued or changes:
+            yield "\n" + ("How CMS valued them:" if prepared.rows else "What the rule text says:")
+        yield from ("- " + q for q in valued + changes)
+        if not valued and not changes and prepared.sources and not prepared.rows:
+            yield from (f"- The {s.kind} published {s.published} is also relevant {s.label}."
+                        for s in prepared.sources[:2] if s.kind != DEFINITION_KIND)

@@ -1,0 +1,160 @@
+"""Figures computed by code from the valuation rows the question is about: differences between codes,
+changes across years, totals of codes billed together. Decimal throughout, cents half-up, percents to one
+decimal half-up. Each figure carries a label naming the rows it came from; the output guard accepts a
+computed number only in a sentence citing that label. The model computes nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from enum import StrEnum
+from itertools import pairwise
+from typing import Sequence
+
+from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.pfs.rows import ValuationRow
+
+CENT = Decimal("0.01")
+TENTH = Decimal("0.1")
+
+
+class FigureKind(StrEnum):
+    DIFFERENCE = "difference"      # code A minus code B, same vintage
+    CHANGE = "change"              # one code, earlier vintage to later vintage
+    TOTAL = "total"                # codes billed together, same vintage
+
+
+@dataclass(frozen=True, kw_only=True)
+class Figure:
+    """One computed payment figure in one setting."""
+    kind: FigureKind
+    label: str                     # "[computed: 99490 − 99439, PFS CY2026 RVU26C]"
+    codes: tuple[str, ...]
+    rows: tuple[str, ...]          # labels of the rows used, in order
+    setting: str                   # "non-facility" or "facility"
+    inputs: tuple[Decimal, ...]    # the payments used, in the order of `codes` / `rows`
+    value: Decimal                 # dollars: difference, change or total
+    percent: Decimal | None        # percent difference / change (None for totals or a zero base)
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        """Every number a sentence citing this figure may state."""
+        found = [self.value, abs(self.value), *self.inputs]
+        if self.percent is not None:
+            found += [self.percent, abs(self.percent)]
+        return tuple(found)
+
+    def words(self) -> str:
+        """What the figure says, in words a sentence citing it may use (for the support test)."""
+        what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays",
+                FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since",
+                FigureKind.TOTAL: "total together combined billed with plus pays"}[self.kind]
+        return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}"
+
+    def describe(self) -> str:
+        """'99490 − 99439' / '99490 CY2023 → CY2026' / 'G2211 + 99213', for tables."""
+        return self.label.removeprefix("[computed: ").removesuffix("]")
+
+
+def _cents(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def _percent(delta: Decimal, base: Decimal) -> Decimal | None:
+    return None if not base else (delta / base * 100).quantize(TENTH, rounding=ROUND_HALF_UP)
+
+
+def _settings(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
+    both = (("non-facility", "payment_nonfac"), ("facility", "payment_fac"))
+    if plan.setting is Setting.NON_FACILITY:
+        return both[:1]
+    if plan.setting is Setting.FACILITY:
+        return both[1:]
+    return both
+
+
+def _short(label: str) -> str:
+    return label.strip("[]")
+
+
+def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[ValuationRow, ...],
+          plan: QuestionPlan) -> list[Figure]:
+    figures = []
+    for setting, field in _settings(plan):
+        amounts = tuple(getattr(r, field) for r in rows)
+        if any(a is None for a in amounts):
+            continue
+        if kind is FigureKind.TOTAL:
+            value, percent = _cents(sum(amounts, Decimal(0))), None
+        elif kind is FigureKind.CHANGE:          # rows: (earlier, later)
+            value = _cents(amounts[1] - amounts[0])
+            percent = _percent(value, amounts[0])
+        else:                                    # rows: (code A, code B); A − B relative to B
+            value = _cents(amounts[0] - amounts[1])
+            percent = _percent(value, amounts[1])
+        figures.append(Figure(kind=kind, label=label, codes=codes, rows=tuple(r.label for r in rows),
+                              setting=setting, inputs=amounts, value=value, percent=percent))
+    return figures
+
+
+def _base_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
+    return [r for r in rows if not r.mod]
+
+
+def _by_code_and_vintage(rows: Sequence[ValuationRow]) -> dict[tuple[str, str], ValuationRow]:
+    return {(r.hcpcs, r.label): r for r in _base_rows(rows)}
+
+
+def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """First focus code minus each other focus code, in every vintage both have and the plan asks for."""
+    codes = plan.focus_codes
+    index = _by_code_and_vintage(r for r in rows if r.in_focus)
+    figures = []
+    for other in codes[1:]:
+        for (code, label), row in index.items():
+            if code == codes[0] and (other, label) in index:
+                text = f"[computed: {codes[0]} − {other}, {_short(label)}]"
+                figures += _pair(FigureKind.DIFFERENCE, text, (codes[0], other), (row, index[(other, label)]), plan)
+    return figures
+
+
+def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """Per focus code: first asked final year to last, each consecutive step, and final → proposed."""
+    figures = []
+    for code in plan.focus_codes:
+        finals = sorted((r for r in _base_rows(rows) if r.hcpcs == code and r.in_focus and not r.proposed),
+                        key=lambda r: r.cy)
+        steps = list(pairwise(finals))
+        if len(finals) > 2:
+            steps.insert(0, (finals[0], finals[-1]))
+        proposed = [r for r in _base_rows(rows) if r.hcpcs == code and r.proposed and r.in_focus]
+        newest = [r for r in _base_rows(rows) if r.hcpcs == code and not r.proposed]
+        if proposed and newest:
+            steps.append((max(newest, key=lambda r: r.cy), proposed[0]))
+        for before, after in steps:
+            text = f"[computed: {code}, {_short(before.label)} → {_short(after.label)}]"
+            figures += _pair(FigureKind.CHANGE, text, (code,), (before, after), plan)
+    return figures
+
+
+def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    codes = plan.focus_codes
+    index = _by_code_and_vintage(r for r in rows if r.in_focus)
+    figures = []
+    for label in dict.fromkeys(lbl for (code, lbl) in index if code == codes[0]):
+        chosen = tuple(index.get((c, label)) for c in codes)
+        if all(chosen):
+            text = f"[computed: {' + '.join(codes)}, {_short(label)}]"
+            figures += _pair(FigureKind.TOTAL, text, codes, chosen, plan)
+    return figures
+
+
+def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
+    """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`."""
+    figures: list[Figure] = []
+    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1:
+        figures += _differences(rows, plan)
+    if Intent.TREND in plan.intents or plan.proposed:
+        figures += _changes(rows, plan)
+    if Intent.TOTAL in plan.intents and len(plan.focus_codes) > 1:
+        figures += _totals(rows, plan)
+    return tuple(figures)

@@ -1,0 +1,186 @@
+"""What a question asks, decided by code before anything is looked up: which codes it names (and which a
+family adds), which years or vintages, which setting, and what kind of answer (lookup, comparison,
+trend, definition, how CMS valued it, policy). Pure: no database, no model.
+
+The plan is shown to the analyst ("Understood as: …") and steers the evidence: which rows are in focus,
+which figures are computed, what the deterministic writer says first.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+
+from carenav_core.codes import Detection
+
+YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
+RANGE = re.compile(r"\b(?:from|between)\s+(?:CY\s?)?(20[1-3]\d)\s+(?:to|and|through|until)\s+(?:CY\s?)?(20[1-3]\d)\b"
+                   r"|(?<![\w-])(?:CY\s?)?(20[1-3]\d)\s*(?:-|–|to|through)\s*(?:CY\s?)?(20[1-3]\d)(?![\w-])",
+                   re.IGNORECASE)
+SINCE = re.compile(r"\b(?:since|after|starting(?:\s+in)?|from)\s+(?:CY\s?)?(20[1-3]\d)\b(?!\s*(?:to|and|through|-|–))",
+                   re.IGNORECASE)
+RELATIVE = {"last year": -1, "previous year": -1, "prior year": -1, "this year": 0, "current year": 0,
+            "next year": 1, "coming year": 1}
+_RELATIVE = re.compile(r"\b(" + "|".join(RELATIVE) + r")\b", re.IGNORECASE)
+_PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
+_NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnonfac\w*|\boffice\b|\bphysician'?s? office\b", re.IGNORECASE)
+_FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\bfacility\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
+
+_COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|difference|differ|differs|"
+                      r"more than|less than|higher|lower|relative to)\b", re.IGNORECASE)
+_TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|changed?|changes|changing|"
+                    r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
+                    r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)
+_DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
+                         r"explain what|describe)\b", re.IGNORECASE)
+_HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
+                         r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
+_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|fees|"
+                     r"price|priced|cost|allowed)\b", re.IGNORECASE)
+_TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee)", re.IGNORECASE)
+
+
+class Intent(StrEnum):
+    """What kind of answer a question asks for."""
+    LOOKUP = "lookup"            # a payment or RVU figure
+    COMPARE = "compare"          # two or more codes side by side
+    TREND = "trend"              # one code across years
+    TOTAL = "total"              # an add-on with its base code
+    DEFINITION = "definition"    # what the codes are
+    HOW_VALUED = "how-valued"    # how CMS set the RVUs
+    POLICY = "policy"            # no code: rule text only
+
+
+class Setting(StrEnum):
+    """Which payment the question is about."""
+    BOTH = "both settings"
+    NON_FACILITY = "non-facility (office)"
+    FACILITY = "facility"
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionPlan:
+    """The typed reading of one question."""
+    named_codes: tuple[str, ...]         # written out in the question
+    family_codes: tuple[str, ...]        # added by family expansion (not written out)
+    families: tuple[str, ...]
+    years: tuple[int, ...]               # calendar years asked for, ascending; () = the recent years
+    since: int | None                    # "since 2023": every year from then on
+    proposed: bool                       # the question asks about a proposed rule
+    setting: Setting
+    intents: tuple[Intent, ...]
+
+    @property
+    def focus_codes(self) -> tuple[str, ...]:
+        """Codes the answer is about: those written out, else the named families' members."""
+        return self.named_codes or self.family_codes
+
+    @property
+    def earliest_year(self) -> int | None:
+        """The earliest year the question reaches back to."""
+        asked = [y for y in (*self.years, self.since) if y is not None]
+        return min(asked) if asked else None
+
+    def year_in_focus(self, cy: int, proposed: bool, newest_final: int) -> bool:
+        """Is a row of this CY (final or proposed) one the question asks about?"""
+        if self.since is not None:
+            return cy >= self.since
+        if self.years:
+            return cy in self.years
+        if self.proposed:
+            return proposed
+        return proposed or cy == newest_final
+
+    def summary(self) -> str:
+        """'compare 99490 with 99439, CY2026, both settings' — how the question was understood."""
+        return "; ".join(part for part in (self._what(), self._when(), self.setting.value) if part)
+
+    def _what(self) -> str:
+        codes = list(self.focus_codes)
+        verbs = ", ".join(i.value for i in self.intents)
+        if not codes:
+            return f"{verbs} (no code named: rule text only)"
+        shown = _listed(codes)
+        if Intent.COMPARE in self.intents and len(codes) > 1:
+            shown = f"{codes[0]} with {_listed(codes[1:])}"
+        family = f" (family {', '.join(self.families)})" if self.families and not self.named_codes else ""
+        return f"{verbs}: {shown}{family}"
+
+    def _when(self) -> str:
+        if self.since is not None:
+            return f"CY{self.since} onwards"
+        if self.years:
+            return ", ".join(f"CY{y}" for y in self.years) + (" (proposed rule)" if self.proposed else "")
+        return "the proposed rule" if self.proposed else "the newest final year (other years one click away)"
+
+
+def _listed(codes: list[str]) -> str:
+    return ", ".join(codes[:-1]) + f" and {codes[-1]}" if len(codes) > 1 else codes[0]
+
+
+def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
+    years: set[int] = set()
+    for m in RANGE.finditer(text):
+        first, last = sorted(int(y) for y in m.groups() if y)
+        years.update(range(first, last + 1))
+    masked = RANGE.sub(" ", text)
+    since = next((int(m.group(1)) for m in SINCE.finditer(masked)), None)
+    years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
+    years.update(today.year + RELATIVE[m.group(1).lower()] for m in _RELATIVE.finditer(text))
+    return tuple(sorted(years)), since
+
+
+def _setting(text: str) -> Setting:
+    non_facility = bool(_NON_FACILITY.search(text))
+    facility = bool(_FACILITY.search(_NON_FACILITY.sub(" ", text)))
+    if non_facility == facility:
+        return Setting.BOTH
+    return Setting.NON_FACILITY if non_facility else Setting.FACILITY
+
+
+def _asks_definition(text: str) -> bool:
+    """'What is APCM' yes; 'What is the payment for 99490' no (that is a lookup)."""
+    for m in _DEFINITION.finditer(text):
+        rest = re.split(r"[?.;]|\band\b", text[m.end():], maxsplit=1)[0]
+        if not _VALUE_WORDS.search(rest):
+            return True
+    return False
+
+
+def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -> tuple[Intent, ...]:
+    if not codes:
+        return (Intent.POLICY,)
+    found = []
+    if _asks_definition(text):
+        found.append(Intent.DEFINITION)
+    if _COMPARE.search(text) and codes > 1:
+        found.append(Intent.COMPARE)
+    if since is not None or len(years) > 1 or (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1)):
+        found.append(Intent.TREND)
+    if _TOTAL.search(text) and codes > 1:
+        found.append(Intent.TOTAL)
+    if _HOW_VALUED.search(text):
+        found.append(Intent.HOW_VALUED)
+    if _LOOKUP.search(text) or not found:
+        found.append(Intent.LOOKUP)
+    return tuple(dict.fromkeys(found))
+
+
+def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
+    """Read one question (already cleaned) and its detected codes into a QuestionPlan.
+
+    >>> from carenav_core.codes import detect
+    >>> q = "Compare 99490 and 99439 payments in 2026"
+    >>> plan_question(q, detect(q), date(2026, 12, 1)).summary()
+    'compare, lookup: 99490 with 99439; CY2026; both settings'
+    """
+    years, since = _years(text, today)
+    upper = text.upper()
+    named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=upper.find))
+    family = tuple(c for c in detection.codes if c not in detection.explicit)
+    focus = len(named or family)
+    return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
+                        since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
+                        intents=_intents(text, focus, years, since))
