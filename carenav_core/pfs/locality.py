@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -63,7 +63,7 @@ class Locality:
         """"02402:02" (MAC:locality), the form the CLI and the pricer accept."""
         return f"{self.mac}:{self.locality}"
 
-    @property
+    @cached_property
     def tag(self) -> str:
         """"GPCI2026 WA 02" (the locality part of a row label)."""
         return f"GPCI{self.cy} {self.state} {self.locality}"
@@ -371,10 +371,24 @@ def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units
     cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), _NO_CAP) if book.caps else _NO_CAP
     others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=fees[0], payment_fac=fees[1])
                    for c in row.other_cfs for fees in [_fees(row, place, c.value, units)]) if row.other_cfs else ()
-    return LocalityRow(
+    return _new_row(dict(
         national=row, place=place, payment_nonfac=_capped(nonfac, cap_nonfac), payment_fac=_capped(fac, cap_fac),
         uncapped_nonfac=nonfac, uncapped_fac=fac, opps_cap_nonfac=cap_nonfac, opps_cap_fac=cap_fac,
-        other_cfs=others, anes=book.anes.get((row.cy, place.key)))
+        other_cfs=others, anes=book.anes.get((row.cy, place.key))))
+
+
+_ROW_FIELDS = frozenset(f.name for f in fields(LocalityRow))
+
+
+def _new_row(values: dict) -> LocalityRow:
+    """A LocalityRow built without the frozen dataclass __init__, which sets each field through
+    object.__setattr__ and costs ~6x a plain one when hundreds of localities are priced; the instance
+    is as frozen as any other (assignment still raises FrozenInstanceError)."""
+    if values.keys() != _ROW_FIELDS:
+        raise TypeError(f"LocalityRow fields expected: {sorted(_ROW_FIELDS)}; got {sorted(values)}")
+    row = object.__new__(LocalityRow)
+    row.__dict__.update(values)
+    return row
 
 
 def locality_rows(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], *,
@@ -433,32 +447,39 @@ def _place_part(place: Locality) -> dict:
             "gpci_file": place.source_file, "gpci_sha256": place.sha256}
 
 
-def _amounts(row: LocalityRow) -> dict:
-    nonpar_nf, limit_nf = nonpar_and_limiting(row.payment_nonfac)
-    nonpar_f, limit_f = nonpar_and_limiting(row.payment_fac)
-    return {"label": row.label, "payment_nonfac": _text(row.payment_nonfac), "payment_fac": _text(row.payment_fac),
+def _amounts(row: LocalityRow, prefix: str) -> dict:
+    """The row's own amounts as text; `prefix` is "[PFS CY2026 RVU26C · " (shared by a national row's places)."""
+    nonfac, fac = row.payment_nonfac, row.payment_fac
+    nonpar_nf, limit_nf = nonpar_and_limiting(nonfac)
+    nonpar_f, limit_f = nonpar_and_limiting(fac)
+    return {"label": f"{prefix}{row.place.tag}]", "payment_nonfac": _text(nonfac), "payment_fac": _text(fac),
             "nonpar_nonfac": _text(nonpar_nf), "nonpar_fac": _text(nonpar_f),
             "limiting_charge_nonfac": _text(limit_nf), "limiting_charge_fac": _text(limit_f),
             "uncapped_nonfac": _text(row.uncapped_nonfac), "uncapped_fac": _text(row.uncapped_fac),
             "opps_cap_nonfac": _text(row.opps_cap_nonfac), "opps_cap_fac": _text(row.opps_cap_fac),
-            "other_cfs": "; ".join(f"{o.cf_label} {o.cf}: {o.payment_nonfac} / {o.payment_fac}" for o in row.other_cfs),
-            "anes_cf": _text(row.anes_cf), "anes_note": row.anes_note}
+            "other_cfs": "; ".join(f"{o.cf_label} {o.cf}: {o.payment_nonfac} / {o.payment_fac}"
+                                   for o in row.other_cfs) if row.other_cfs else "",
+            "anes_cf": _text(row.anes[0]) if row.anes else None, "anes_note": row.anes_note if row.anes else ""}
 
 
 def locality_records(rows: list[LocalityRow]) -> list[dict]:
     """Flat, JSON/CSV-ready records of locality rows: amounts, GPCIs, CF and provenance (the national
     and locality parts are built once per national row and per locality)."""
-    nationals: dict[int, dict] = {}
+    nationals: dict[int, tuple[dict, str]] = {}
     places: dict[tuple[int, str], dict] = {}
     out = []
     for row in rows:
         national = nationals.get(id(row.national))
         if national is None:
-            national = nationals[id(row.national)] = _national_part(row.national)
+            prefix = f"[PFS CY{row.national.cy} {row.national.vintage.upper()} · "
+            national = nationals[id(row.national)] = (_national_part(row.national), prefix)
         place = places.get((row.place.cy, row.place.key))
         if place is None:
             place = places[(row.place.cy, row.place.key)] = _place_part(row.place)
-        out.append(_amounts(row) | national | place)
+        record = _amounts(row, national[1])
+        record.update(national[0])
+        record.update(place)
+        out.append(record)
     return out
 
 
