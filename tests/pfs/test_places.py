@@ -70,3 +70,14 @@ def test_pure_function_reads_only_its_arguments():
     assert [p.key for p in find_places("Seattle", places, counties, aliases={}).localities] == []
     aliases = {"TACOMA": (("WA", "PIERCE"),)}
     assert [p.key for p in find_places("Tacoma", places, counties, aliases=aliases).localities] == ["00001:01"]
+
+
+def test_priced_places_for_a_chat_question(fee_db):
+    from carenav_core.pfs.places import priced_places
+    match, result = priced_places(fee_db, "What does Medicare pay for 99214 in Seattle in 2026?", ["99214"], cys=[2026])
+    assert [p.key for p in match.localities] == ["02402:02"]
+    assert [r.label for r in result.rows] == ["[PFS CY2026 RVU26C · GPCI2026 WA 02]"]
+    match, result = priced_places(fee_db, "What does Medicare pay for 99214 in 2026?", ["99214"], cys=[2026])
+    assert result is None and not match.found                     # no place: national, as today
+    match, result = priced_places(fee_db, "99214 in Portland", ["99214"], cys=[2026])
+    assert match.ambiguous and {r.place.state for r in result.rows} == {"OR", "ME"}
