@@ -90,6 +90,7 @@ class PricedLine:
     pricing_modifier: str
     cf: Decimal
     cf_label: str
+    cf_reference: str              # address of the CF's source (data/pfs_rules.toml)
     rvus: tuple[Decimal | None, Decimal | None, Decimal | None]   # work, PE (of the setting), MP
     uncapped_fee: Decimal
     opps_cap: Decimal | None
@@ -211,6 +212,7 @@ class _Base:
     pricing_modifier: str
     cf: Decimal
     cf_label: str
+    cf_reference: str
     rvus: tuple
     uncapped_fee: Decimal
     opps_cap: Decimal | None
@@ -274,6 +276,7 @@ def _base(line: ClaimLine, ctx: _Context) -> _Base:
         raise _Problem(f"{line.code} has no {'facility' if line.facility else 'non-facility'} RVUs in CY{row.cy}")
     cap = priced.opps_cap_fac if line.facility else priced.opps_cap_nonfac
     base = _Base(claim=line, priced=priced, pricing_modifier=modifier, cf=cf.value, cf_label=cf.label,
+                 cf_reference=cf.reference,
                  rvus=(row.work_rvu, row.pe_fac_rvu if line.facility else row.pe_nonfac_rvu, row.mp_rvu),
                  uncapped_fee=uncapped, opps_cap=cap, fee=fee, flags=ctx.flags.get((row.cy, row.hcpcs, row.mod), {}))
     if cap is not None and fee < uncapped:
@@ -370,7 +373,8 @@ def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Conte
     _multiple_steps(base, rank, factor, day_count, ctx)
     allowed = cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
     return PricedLine(claim=base.claim, priced=base.priced, pricing_modifier=base.pricing_modifier, cf=base.cf,
-                      cf_label=base.cf_label, rvus=base.rvus, uncapped_fee=base.uncapped_fee, opps_cap=base.opps_cap,
+                      cf_label=base.cf_label, cf_reference=base.cf_reference, rvus=base.rvus,
+                      uncapped_fee=base.uncapped_fee, opps_cap=base.opps_cap,
                       fee=base.fee, rank=rank, multiple_factor=factor, bilateral_factor=base.bilateral_factor,
                       surgeon_factor=base.surgeon_factor, allowed=allowed, steps=tuple(base.steps))
 
@@ -439,7 +443,7 @@ def line_record(line: PricedLine) -> dict:
         "mac": place.mac, "locality": place.locality, "locality_name": place.name, "state": place.state,
         "label": line.label, "work_rvu": _text(line.rvus[0]), "pe_rvu": _text(line.rvus[1]), "mp_rvu": _text(line.rvus[2]),
         "gpci_work": str(place.gpci_work), "gpci_pe": str(place.gpci_pe), "gpci_mp": str(place.gpci_mp),
-        "cf": str(line.cf), "cf_label": line.cf_label, "uncapped_fee": str(line.uncapped_fee),
+        "cf": str(line.cf), "cf_label": line.cf_label, "cf_reference": line.cf_reference, "uncapped_fee": str(line.uncapped_fee),
         "opps_cap": _text(line.opps_cap), "fee": str(line.fee), "rank": line.rank,
         "multiple_factor": str(line.multiple_factor), "bilateral_factor": str(line.bilateral_factor),
         "surgeon_factor": str(line.surgeon_factor), "allowed": str(line.allowed),
@@ -490,7 +494,7 @@ def _cell_value(record: dict, key: str | None, header: str, row: int):
     return value_
 
 
-def claim_workbook(claim: PricedClaim, rule_references: dict[str, str] | None = None) -> bytes:
+def claim_workbook(claim: PricedClaim) -> bytes:
     """The priced claim as .xlsx: Claim (inputs, RVUs, GPCIs, CF and formulas that recompute each
     amount, with CareNav's own amount beside them), Errors, Provenance (files, sha256, CFs, GPCI rows)."""
     from openpyxl import Workbook
@@ -514,13 +518,13 @@ def claim_workbook(claim: PricedClaim, rule_references: dict[str, str] | None = 
     errors.append(["Line", "Code", "Reason"])
     for error in claim.errors:
         errors.append([error.line, error.code, error.reason])
-    _provenance(book.create_sheet("Provenance"), claim, rule_references or {})
+    _provenance(book.create_sheet("Provenance"), claim)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
 
 
-def _provenance(sheet, claim: PricedClaim, references: dict[str, str]) -> None:
+def _provenance(sheet, claim: PricedClaim) -> None:
     sheet.append(["Files"])
     sheet.append(["kind", "file", "sha256"])
     files = {("PPRRVU", l.priced.national.source_file, l.priced.national.sha256) for l in claim.lines}
@@ -530,8 +534,8 @@ def _provenance(sheet, claim: PricedClaim, references: dict[str, str]) -> None:
     sheet.append([])
     sheet.append(["Conversion factors"])
     sheet.append(["CF label", "value", "reference"])
-    for label, cf in sorted({(l.cf_label, l.cf) for l in claim.lines}):
-        sheet.append([label, float(cf), references.get(label, "data/pfs_rules.toml")])
+    for label, cf, reference in sorted({(l.cf_label, l.cf, l.cf_reference) for l in claim.lines}):
+        sheet.append([label, float(cf), reference])
     sheet.append([])
     sheet.append(["GPCI rows used"])
     sheet.append(["CY", "MAC", "locality", "state", "name", "work GPCI", "PE GPCI", "MP GPCI", "release", "file", "sha256"])
