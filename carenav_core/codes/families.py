@@ -23,6 +23,7 @@ class _FamilyEntry(BaseModel):
     codes: list[str] = Field(min_length=1, description="Member HCPCS/CPT codes.")
     reference: str = Field(pattern=r"^https://", description="Address of the text defining the family.")
     definition: str = Field("", description="One sentence saying what the codes are, from the reference.")
+    payment_unit: str = Field("per service", description="What one payment covers, e.g. 'per calendar month'.")
 
     @field_validator("codes")
     @classmethod
@@ -43,6 +44,7 @@ class Family:
     codes: tuple[str, ...]
     reference: str
     definition: str = ""
+    payment_unit: str = "per service"
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -61,7 +63,8 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
         except ValidationError as exc:
             raise ConfigError(f"{source}: family {key}: {exc}") from exc
         families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
-                               codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition))
+                               codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition,
+                               payment_unit=parsed.payment_unit))
     return tuple(families)
 
 
@@ -69,3 +72,8 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
 def load_families(path: Path = FAMILIES_FILE) -> tuple[Family, ...]:
     """The registry shipped in data/families.toml."""
     return parse_families(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def payment_unit(hcpcs: str) -> str:
+    """What one payment of `hcpcs` covers: its family's unit ("per calendar month"), else "per service"."""
+    return next((f.payment_unit for f in load_families() if hcpcs in f.codes), "per service")

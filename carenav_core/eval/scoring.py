@@ -89,8 +89,8 @@ def derived_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
     [Decimal('15.69'), Decimal('23.7'), Decimal('31.1')]
     """
     found: set[Decimal] = set()
-    for field in ("payment_nonfac", "payment_fac"):
-        amounts = [getattr(r, field) for r in rows if getattr(r, field) is not None]
+    for setting in ("payment_nonfac", "payment_fac"):
+        amounts = [getattr(r, setting) for r in rows if getattr(r, setting) is not None]
         for a in amounts:
             for b in amounts:
                 if a is b:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Literal
 
+from carenav_core.codes.families import payment_unit
 from carenav_core.pfs.rows import ValuationRow
 
 Unit = Literal["text", "rvu", "usd", "cf", "int", "flag"]
@@ -64,6 +65,8 @@ COLUMNS: tuple[Column, ...] = (
            help="National non-facility payment: total non-facility RVUs x CF, half-up to cents"),
     Column(name="payment_fac", header="Payment facility", unit="usd", prompt="facility",
            help="National facility payment: total facility RVUs x CF, half-up to cents"),
+    Column(name="payment_unit", header="Paid", unit="text", read=lambda r: payment_unit(r.hcpcs),
+           help="What one payment covers (per service, or per calendar month for care management codes)"),
     Column(name="label", header="Cite as", unit="text", help="The label prose cites for this row"),
     Column(name="status", header="Status", unit="text", help="PPRRVU status code"),
     Column(name="work_rvu", header="Work RVU", unit="rvu", prompt="work RVU", help="Physician work RVU"),
@@ -109,7 +112,8 @@ PROMPT_MONEY = tuple(BY_NAME[n] for n in ("payment_nonfac", "payment_fac"))
 RECORD = tuple(BY_NAME[n] for n in (
     "label", "hcpcs", "mod", "description", "cy", "proposed", "vintage", "vintage_label", "effective_date", "status",
     "status_meaning", "work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac", "nonfac_na",
-    "fac_na", "pctc", "global_days", "cf", "cf_label", "other_cfs", "payment_nonfac", "payment_fac", "rule_id",
+    "fac_na", "pctc", "global_days", "cf", "cf_label", "other_cfs", "payment_nonfac", "payment_fac", "payment_unit",
+    "rule_id",
     "fr_citation", "fr_url", "file_cf", "source_file", "sha256", "named", "in_focus"))
 assert {c.name for c in RECORD} == set(BY_NAME), "every column is in the CSV/JSON record"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -59,26 +60,49 @@ def run_build(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+_CODE_LIKE = re.compile(r"(?<![\w.$,])([A-Za-z]\d{4}|\d{4}[A-Za-z]|\d{5})(?![\w])")
+
+
+def not_codes(text: str, detected: tuple[str, ...]) -> list[str]:
+    """Code-shaped terms that are not HCPCS/CPT codes (e.g. Z9999: HCPCS Level II letters are A-V).
+
+    >>> not_codes("Z9999 G0556", ("G0556",))
+    ['Z9999']
+    """
+    return sorted({t.upper() for t in _CODE_LIKE.findall(text)} - set(detected))
+
+
 def run_value(args: argparse.Namespace, settings: Settings) -> int:
-    detection = detect(" ".join(args.terms))
+    text = " ".join(args.terms)
+    detection = detect(text)
     if args.locality:
         return run_value_locality(args, settings, detection.codes)
     with open_reader(settings.duckdb_file) as con:
         rows, unpriced = value(con, detection.codes, years=args.years or settings.years, modifiers=args.modifiers)
     rows = [r for r in rows if not args.cy or r.cy in args.cy]
-    records = [row_record(r) for r in rows]
+    invalid = not_codes(text, detection.codes)
     if args.json:
-        json.dump(records, sys.stdout, indent=1)
+        json.dump({"rows": [row_record(r) for r in rows], "unpriced": unpriced, "not_codes": invalid}, sys.stdout,
+                  indent=1)
         print()
     elif args.csv:
-        _write_csv(records, sys.stdout)
+        _write_csv([row_record(r) for r in rows], sys.stdout)
     else:
         print_table(rows)
-    for code in unpriced:
-        print(f"not priced: {code} is in no loaded release", file=sys.stderr)
+    _report_missing(detection.codes, unpriced, invalid)
     if shows_cpt(rows):
         print(AMA_NOTICE, file=sys.stderr)
-    return 0 if rows or not detection.codes else 1
+    return 1 if (unpriced or invalid) and not rows else 0
+
+
+def _report_missing(codes: tuple[str, ...], unpriced: list[str], invalid: list[str]) -> None:
+    for code in invalid:
+        print(f"not a code: {code} is not a HCPCS/CPT code (Level II: letter A-V + 4 digits; CPT: 5 digits "
+              "or 4 digits + F/T/A/M/U)", file=sys.stderr)
+    for code in unpriced:
+        print(f"not priced: {code} is in no loaded release", file=sys.stderr)
+    if not codes and not invalid:
+        print("no HCPCS/CPT code or code family named", file=sys.stderr)
 
 
 def _write_csv(records: list[dict], stream) -> None:

@@ -4,27 +4,86 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+import pandas as pd
 import streamlit as st
 
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, TokenEvent, ValuationEvent
-from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
+from carenav_core.chat.plan import Intent
+from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
 from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+_URL = re.compile(r"https?://[A-Za-z0-9./:_~%?#=&+-]+[A-Za-z0-9/_~%#=&+-]")
 
 
 def plain(text: str) -> str:
-    """Text shown literally through st.markdown: markdown and HTML characters escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    """Text shown literally through st.markdown: markdown and HTML characters escaped; web addresses are
+    kept whole as links (escaping their dots would show "www\\.cms\\.gov" and break the link)."""
+    parts, at = [], 0
+    for m in _URL.finditer(text):
+        parts += [_MARKDOWN_SPECIAL.sub(r"\\\1", text[at:m.start()]), f"<{m.group(0)}>"]
+        at = m.end()
+    return "".join(parts) + _MARKDOWN_SPECIAL.sub(r"\\\1", text[at:])
+
+
+def linked(text: str, links: dict[str, str]) -> str:
+    """Prose with each citation that has an address turned into a link ("[89 FR 97899 ¶7](https://…)")."""
+    return re.sub(r"\[([^\[\]\n]+)\](?!\()", lambda m: f"[{m.group(0)}]({links[m.group(0)]})"
+                  if m.group(0) in links else m.group(0), text)
+
+
+def citation_links(answer: Answer) -> dict[str, str]:
+    """label -> address: a row's Federal Register citation, a paragraph's address."""
+    links = {r.label: r.fr_url for r in answer.rows if r.fr_url}
+    links.update({s.label: s.url for s in answer.sources if s.url})
+    return links
+
+
+def _figures_table(event: ValuationEvent, key: str) -> None:
+    if not event.figures:
+        return
+    st.markdown("**Computed from the rows** (code computes; cite the label)")
+    st.dataframe([{"Figure": f.describe(), "Setting": f.setting, "Amount": float(f.value),
+                   "Percent": float(f.percent) if f.percent is not None else None, "Cite as": f.label}
+                  for f in event.figures], hide_index=True, width="stretch", key=f"figures-{key}",
+                 column_config={"Amount": st.column_config.NumberColumn("Amount", format="dollar"),
+                                "Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})
+
+
+def _trend_chart(rows: list[ValuationRow]) -> None:
+    """National payment per year of the asked codes (final rows), one line per code and setting."""
+    points = [{"CY": str(r.cy), "series": f"{r.hcpcs} {setting}", "payment": float(amount)}
+              for r in rows if not (r.proposed or r.mod)
+              for setting, amount in (("non-facility", r.payment_nonfac), ("facility", r.payment_fac))
+              if amount is not None]
+    if points:
+        frame = pd.DataFrame(points).pivot(index="CY", columns="series", values="payment")
+        st.line_chart(frame, x_label="Calendar year", y_label="Payment ($)", height=280)
 
 
 def render_valuation(event: ValuationEvent, key: str) -> None:
+    """Rows the question asks about first, then the figures computed from them; family members and
+    other years one click away."""
     st.markdown(f"**Valuation evidence** for {', '.join(event.codes)}"
                 + (f" (families: {', '.join(event.families)})" if event.families else ""))
+    if event.plan is not None:
+        st.caption(f"Understood as: {plain(event.plan.summary())}")
+    focus = [r for r in event.rows if r.in_focus] or list(event.rows)
+    others = [r for r in event.rows if r not in focus]
+    order = {c: i for i, c in enumerate(event.plan.focus_codes)} if event.plan else {}
+    focus.sort(key=lambda r: (order.get(r.hcpcs, len(order)), r.hcpcs, r.mod, r.proposed, r.cy))
+    if focus:
+        st.dataframe(valuation_frame(focus), column_config=column_config(st), hide_index=True, width="stretch",
+                     key=f"focus-{key}")
+    if event.plan is not None and Intent.TREND in event.plan.intents and len({r.cy for r in focus}) > 1:
+        _trend_chart(focus)
+    _figures_table(event, key)
+    if others:
+        with st.expander(f"Family members and other years ({len(others)} rows)"):
+            st.dataframe(valuation_frame(others), column_config=column_config(st), hide_index=True, width="stretch",
+                         key=f"others-{key}")
     if event.rows:
-        frame = valuation_frame(list(event.rows))
-        st.dataframe(frame, column_config=column_config(st), hide_index=True, width="stretch")
         st.download_button("Download table (CSV with provenance)", csv_bytes(list(event.rows)),
                            file_name="carenav_valuation.csv", mime="text/csv", key=f"csv-{key}")
     if event.unpriced:
@@ -43,9 +102,12 @@ def render_after(answer: Answer) -> None:
                + (f" {withheld} sentence(s) withheld by the output guard." if withheld else ""))
     if answer.provenance:
         with st.expander("Provenance"):
+            if answer.valuation.plan is not None:
+                st.markdown(f"Understood as: {plain(answer.valuation.plan.summary())}")
             for line in answer.provenance:
+                cf = f"${line.cf}" if line.cf is not None else "none recorded"
                 st.markdown(f"{plain(line.label)} — [{line.fr_citation}]({line.fr_url}) ({line.rule_id}); "
-                            f"conversion factor {plain(str(line.cf))} ({plain(line.cf_label)})")
+                            f"conversion factor {plain(cf)} ({plain(line.cf_label)})")
     with st.expander("Sources"):
         if not answer.sources:
             st.write("No rule text was retrieved for this question.")
@@ -65,7 +127,7 @@ def render_turn(answer: Answer, key: str) -> None:
     with st.chat_message("assistant"):
         if answer.valuation:
             render_valuation(answer.valuation, key)
-        st.markdown(answer.text)
+        st.markdown(linked(answer.text, citation_links(answer)))
         render_after(answer)
 
 
@@ -82,9 +144,13 @@ def render_live(question: str, events: Iterator[ChatEvent], key: str) -> Answer:
                 break
             if isinstance(event, ValuationEvent):
                 render_valuation(event, key)
+        prose = st.empty()
         if seen and isinstance(seen[-1], TokenEvent):
-            st.write_stream(_tokens(seen, events))
+            with prose.container():
+                st.write_stream(_tokens(seen, events))
         answer = Answer.from_events(question, seen)
+        if answer.text:                  # the streamed prose again, its citations now links
+            prose.markdown(linked(answer.text, citation_links(answer)))
         render_after(answer)
     return answer
 

@@ -184,7 +184,7 @@ def test_sql_metacharacters_in_the_cli_are_data(reliable_env, tmp_path, capsys):
     assert main(["screen", "--answers", str(answers), "--json"]) in (0, 2)
     out = capsys.readouterr()
     assert "Traceback" not in out.err and table_counts(reliable_env) == before
-    assert json.loads(main_json(["value", "G0556", "--json"], capsys))[0]["hcpcs"] == "G0556"
+    assert json.loads(main_json(["value", "G0556", "--json"], capsys))["rows"][0]["hcpcs"] == "G0556"
 
 
 def main_json(argv, capsys) -> str:
