@@ -5,8 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from carenav_core.errors import CareNavError
+from carenav_core.eval.answers import intent_rows, run_answers_evaluation
 from carenav_core.eval.chat import oracle_for, run_chat_evaluation
-from carenav_core.eval.report import chat_metrics, saved_results, saved_results_path, screener_metrics
+from carenav_core.eval.report import (chat_metrics, eval_command, saved_results, saved_results_path,
+                                     screener_metrics)
 from carenav_core.screener.commands import evaluation_search
 from carenav_core.screener.evaluation import run_evaluation
 from carenav_core.ui.resources import app_backends, app_settings, app_store, fee_db
@@ -30,7 +32,7 @@ def show(harness: str, metrics) -> None:
         results, origin = saved_results(settings, harness), f"saved {saved_results_path(settings, harness).name}"
     if results is None:
         st.info("No results yet: run the harness (or save results with "
-                f"`carenav eval {harness} --out {saved_results_path(settings, harness)}`).")
+                f"`carenav eval {eval_command(harness)} --out {saved_results_path(settings, harness)}`).")
         return
     (st.success if results.get("passed") else st.error)(
         f"{'Passed' if results.get('passed') else 'Failed'} ({origin}, seed {results.get('seed')})")
@@ -67,3 +69,24 @@ with screener:
             seed=int(screener_seed), families=int(families), search=evaluation_search(app_store(settings)),
             progress=bar_progress("Screening synthetic families"))
     show("screener", screener_metrics)
+
+
+st.subheader("Answer usefulness")
+st.caption("`carenav eval answers`: the questions of data/eval/answers.toml, each with the facts a useful answer must "
+           "contain (figures, computed comparisons, code lists, definition phrases, a cited paragraph), scored on the "
+           "released prose and the table. Targets: ≥ 90% of facts, 0 off-topic quotes, 0 hostile sentences shown.")
+answers_writer = st.radio("Writer", ["deterministic", "scripted"], horizontal=True, key="answers_writer",
+                          help="deterministic: no model; scripted: the scripted model double (faithful and hostile replies)")
+answers_seed = st.number_input("Seed", value=7, step=1, key="answers_seed")
+if st.button("Run the answer-usefulness harness", type="primary", key="run_answers"):
+    con = fee_db(settings)
+    if con is None:
+        st.warning("No fee-schedule database is built yet: build it on the Data page first.")
+    else:
+        try:
+            st.session_state[f"eval_answers_{answers_writer}"] = run_answers_evaluation(
+                app_backends(settings, con), oracle_for(settings), writer=answers_writer, seed=int(answers_seed),
+                progress=bar_progress("Asking the answer-usefulness questions"))
+        except CareNavError as exc:
+            st.error(f"The answer-usefulness harness could not run: {exc}")
+show(f"answers_{answers_writer}", intent_rows)

@@ -173,6 +173,7 @@ def stale_facts(answer_set: AnswerSet, oracle: Oracle) -> list[str]:
 
 _LABEL = re.compile(r"\[[^\[\]\n]*\](?:\([^()\s]*\))?")          # "[89 FR 97860 ¶4]", or a Markdown link
 _FR_LABEL = re.compile(r"\[\s*(\d+)\s+FR\s+(\d+)[^\[\]\n]*\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _PERCENT = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)", re.IGNORECASE)
 
 
@@ -187,12 +188,19 @@ class Shown:
     words: str                       # the same without bracketed labels, digit-group commas removed
     rows: tuple[ValuationRow, ...]
     cited: tuple[tuple[str, str], ...]          # (label, excerpt text) of cited sources
+    sentences: tuple[tuple[str, str], ...] = ()  # (sentence with its labels, its words) of the released prose
 
     @classmethod
     def of(cls, done: Answer) -> "Shown":
         prose = _spaces(done.released_text)
-        words = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _LABEL.sub(" ", prose))
-        return cls(prose=prose, words=words, rows=done.rows, cited=tuple((s.label, s.text) for s in done.cited))
+        sentences = tuple((s, _words(s)) for s in _SENTENCE_END.split(done.released_text) if s.strip())
+        return cls(prose=prose, words=_words(prose), rows=done.rows, cited=tuple((s.label, s.text) for s in done.cited),
+                   sentences=sentences)
+
+
+def _words(text: str) -> str:
+    """Text without bracketed labels, digit-group commas removed ("$1,234.50" -> "$1234.50")."""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", _LABEL.sub(" ", _spaces(text)))
 
 
 def prints_number(text: str, value: str) -> bool:
@@ -213,6 +221,20 @@ def prints_percent(text: str, value: str) -> bool:
     """
     wanted = abs(Decimal(value))
     return any(Decimal(m).quantize(TENTH, rounding=ROUND_HALF_UP) == wanted for m in _PERCENT.findall(text))
+
+
+def _names_rows(fact: ComputedFact, sentence: str) -> bool:
+    """Whether a sentence (labels included: "[computed: 99490 − 99439, …]" names its rows) names both codes,
+    or for one code both years."""
+    if fact.code != fact.code_b:
+        return fact.code in sentence and fact.code_b in sentence
+    return str(fact.cy) in sentence and str(fact.cy_b) in sentence
+
+
+def _states(fact: ComputedFact, shown: Shown) -> bool:
+    """A released sentence prints the computed value and names the rows it comes from."""
+    prints = prints_percent if fact.kind == "percent_change" else prints_number
+    return any(prints(words, fact.value) and _names_rows(fact, sentence) for sentence, words in shown.sentences)
 
 
 def _in_table(fact: FigureFact, rows: Sequence[ValuationRow]) -> bool:
@@ -241,9 +263,9 @@ def where_present(fact: Fact, shown: Shown) -> str | None:
     """'table' or 'prose' when the fact is shown (the table is checked first), else None."""
     if isinstance(fact, FigureFact):
         return "table" if _in_table(fact, shown.rows) else "prose" if prints_number(shown.words, fact.value) else None
-    if isinstance(fact, ComputedFact) and fact.kind == "percent_change":
-        return "prose" if prints_percent(shown.words, fact.value) else None
-    if isinstance(fact, (ComputedFact, NumberFact)):
+    if isinstance(fact, ComputedFact):
+        return "prose" if _states(fact, shown) else None
+    if isinstance(fact, NumberFact):
         return "prose" if prints_number(shown.words, fact.value) else None
     if isinstance(fact, CodesFact):
         in_rows = {r.hcpcs for r in shown.rows}
@@ -413,3 +435,13 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
     lines.append(f"  targets: >= {TARGET_SHARE:.0%} of facts, 0 off-topic quotes, 0 hostile sentences shown: "
                  f"{'PASSED' if results['passed'] else 'FAILED'}")
     return lines
+
+
+def intent_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """One table row per intent and one overall (the Evaluation page's 'Answer usefulness' table)."""
+    groups = [*results["per_intent"].items(), ("overall", results["overall"])]
+    return [{"intent": name, "questions": g["questions"], "facts present": f"{g['present']}/{g['facts']}",
+             "share": round(g["share"], 3), "off-topic quotes": g["off_topic_quotes"],
+             "hostile shown": f"{g['hostile_shown']} of {g['hostile_sent']}",
+             "ok": g["share"] >= TARGET_SHARE and g["off_topic_quotes"] == 0 and g["hostile_shown"] == 0}
+            for name, g in groups]

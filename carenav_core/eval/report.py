@@ -9,7 +9,18 @@ from typing import Any
 from carenav_core.settings import Settings
 
 log = logging.getLogger(__name__)
-SAVED = {"chat": "chat_results.json", "screener": "screener_results.json"}
+SAVED = {"chat": "chat_results.json", "screener": "screener_results.json",
+         "answers_deterministic": "answers_deterministic_results.json",
+         "answers_scripted": "answers_scripted_results.json"}
+
+
+def eval_command(harness: str) -> str:
+    """The `carenav eval` arguments that produce `harness`'s results ("answers_scripted" -> "answers --writer scripted").
+
+    >>> eval_command("chat"), eval_command("answers_scripted")
+    ('chat', 'answers --writer scripted')
+    """
+    return harness.replace("answers_", "answers --writer ", 1)
 
 
 def saved_results_path(settings: Settings, harness: str) -> Path:

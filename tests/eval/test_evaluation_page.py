@@ -34,7 +34,7 @@ def opened() -> AppTest:
 
 def test_page_shows_saved_results_and_runs_the_chat_harness(saved_screener):
     at = opened()
-    assert [s.value for s in at.subheader] == ["Chat harness", "Screener harness"]
+    assert [s.value for s in at.subheader] == ["Chat harness", "Screener harness", "Answer usefulness"]
     assert any("No results yet" in i.value for i in at.info)                    # chat: nothing saved
     assert any("saved screener_results.json" in s.value for s in at.success)    # screener: the saved file
     at.number_input(key="chat_questions").set_value(8)
@@ -55,3 +55,26 @@ def test_screener_run_replaces_the_saved_results_in_the_session(app_env):  # noq
     assert not at.exception, at.exception
     assert at.session_state["eval_screener"]["families"] == 6
     assert at.dataframe and "invented programs in reports" in set(at.dataframe[-1].value["metric"])
+
+
+def test_answer_usefulness_shows_saved_results_per_intent(app_env):  # noqa: F811
+    """Saved `carenav eval answers --writer scripted` results: one row per intent and overall, a download."""
+    from carenav_core.eval.answers import AnswerScore, summarize
+    scores = [AnswerScore(id="a", intent="lookup", text="q", mode="faithful", writer="w", facts=2, present=2,
+                          from_table=2),
+              AnswerScore(id="b", intent="compare", text="q", mode="wrong_number", writer="w", facts=3, present=1,
+                          from_table=0, missing=["difference: d", "percent_change: p"], hostile_sent=1)]
+    path = saved_results_path(app_env, "answers_scripted")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summarize(scores, writer="scripted", seed=7, elapsed=0.1)))
+    try:
+        at = opened()
+        assert any("--writer deterministic" in i.value for i in at.info)      # nothing saved for that writer
+        at.radio(key="answers_writer").set_value("scripted").run()
+        assert not at.exception, at.exception
+        table = at.dataframe[-1].value
+        assert list(table["intent"]) == ["lookup", "compare", "overall"]
+        assert list(table["facts present"]) == ["2/2", "1/3", "3/5"] and list(table["ok"]) == [True, False, False]
+        assert any("Failed (saved answers_scripted_results.json" in e.value for e in at.error)
+    finally:
+        path.unlink()
