@@ -23,7 +23,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import CITATION, Evidence, build_evidence, label_key
 from carenav_core.chat.quantities import LIST_MARKER, VALUE_WORDS, masked, quantities
 from carenav_core.chat.sentences import sentence_end
-from carenav_core.chat.support import SUPPORT_SHARE, states_fact, support
+from carenav_core.chat.support import SUPPORT_SHARE, content_words, states_fact, support
 from carenav_core.pfs.rows import ValuationRow
 
 log = logging.getLogger(__name__)
@@ -102,8 +102,11 @@ class OutputGuard:
         self.evidence = evidence
         self.fixed = fixed              # the product's own sentences (the no-model notice), released as written
         self.withheld = 0               # sentences withheld so far
+        self.repeated = 0               # sentences dropped as repeats of one already shown
         self._buffer = ""
         self._cited: dict[str, None] = {}
+        self._shown: list[frozenset[str]] = []      # content words of each released sentence
+        self._noted: set[tuple[str, ...]] = set()   # reason sets already shown in a note
 
     @classmethod
     def for_answer(cls, rows: Iterable[ValuationRow], sources: Iterable[Source], figures: Iterable = (),
@@ -132,19 +135,53 @@ class OutputGuard:
             if end is None:
                 return
             sentence, self._buffer = self._buffer[:end], self._buffer[end:]
-            yield self._judge(sentence)
+            cut_off = final and not self._buffer and _unfinished(sentence)
+            judged = self._judge(sentence, cut_off)
+            if judged is not None:
+                yield judged
 
-    def _judge(self, sentence: str) -> GuardedSentence:
-        reasons = () if sentence.strip() in self.fixed else check_sentence(sentence, self.evidence)
+    def _judge(self, sentence: str, cut_off: bool = False) -> GuardedSentence | None:
+        """The sentence, released or replaced by a note; None for a repeat of one already shown."""
+        if sentence.strip() in self.fixed:
+            return GuardedSentence(text=sentence, released=True, original=sentence)
+        reasons = (INCOMPLETE,) if cut_off else check_sentence(sentence, self.evidence)
         if not reasons:
+            words = _fingerprint(sentence)
+            if len(words) > 2 and any(_near(words, seen) for seen in self._shown):
+                self.repeated += 1
+                log.info("output guard dropped a repeated sentence %r", sentence.strip())
+                return None
+            self._shown.append(words)
             self._cited.update((k, None) for k in cited_keys(sentence) if k in self.evidence.labels)
             return GuardedSentence(text=sentence, released=True, original=sentence)
         self.withheld += 1
         log.info("output guard withheld %r: %s", sentence.strip(), "; ".join(reasons))
         marker = LIST_MARKER.match(sentence).group(0)      # keep "- " or "2. " so lists stay lists
         trailing = sentence[len(sentence.rstrip()):]
-        return GuardedSentence(text=marker + withheld_note(reasons) + trailing, released=False,
-                               original=sentence, reasons=reasons)
+        new = tuple(r for r in dict.fromkeys(reasons) if (r,) not in self._noted)
+        self._noted.update((r,) for r in reasons)
+        text = marker + withheld_note(new) + trailing if new else ""     # each reason is noted once per answer
+        return GuardedSentence(text=text, released=False, original=sentence, reasons=reasons)
+
+
+INCOMPLETE = "was cut off before it ended (the model stopped mid-sentence)"
+_ENDS = (".", "!", "?", ":", ";", ")", "]", "”", '"', "'", "*", "_")
+
+
+def _unfinished(sentence: str) -> bool:
+    """A final fragment with no sentence end ("G0556 is paid per"), as a model cut off by its token cap writes."""
+    text = sentence.strip()
+    return bool(text) and len(content_words(text)) >= 2 and not text.endswith(_ENDS)
+
+
+def _fingerprint(sentence: str) -> frozenset[str]:
+    """Every word, code and number of a sentence (lower case), for spotting repeats."""
+    return frozenset(re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", sentence.lower()))
+
+
+def _near(words: frozenset[str], other: frozenset[str]) -> bool:
+    """The same sentence again, or nearly (9 in 10 content words shared)."""
+    return len(words & other) / max(len(words | other), 1) >= 0.9
 
 
 def guard_text(text: str, evidence: Evidence, fixed: frozenset[str] = frozenset()) -> list[GuardedSentence]:

@@ -170,3 +170,33 @@ def test_withheld_citations_are_not_cited_labels():
 def test_cited_sources_first_then_also_retrieved():
     cited, also = cited_and_also_retrieved([EXCERPT, INJECTION], (ROW_LABEL, "[89 fr 97860 ¶4]"))
     assert cited == (EXCERPT,) and also == (INJECTION,)
+
+
+# --- artefacts of a real model: cut-off fragments, repeats, repeated notes ---------------------------
+
+def test_a_fragment_cut_off_at_the_token_cap_is_withheld_as_incomplete():
+    evidence = build_evidence([G0556], [EXCERPT])
+    out = guard_text("G0556 pays $15.20 [PFS CY2025 RVU25D]. CMS finalized the APCM codes because they", evidence)
+    assert [s.released for s in out] == [True, False]
+    assert "cut off" in out[1].reasons[0] and "cut off" in out[1].text
+
+
+def test_a_finished_last_sentence_without_period_is_not_incomplete():
+    out = guard_text("G0556 pays $15.20 [PFS CY2025 RVU25D]", build_evidence([G0556], [EXCERPT]))
+    assert [s.released for s in out] == [True]
+
+
+def test_a_repeated_sentence_is_released_once():
+    sentence = "G0556 pays $15.20 non-facility [PFS CY2025 RVU25D]. "
+    out = guard_text(sentence * 12 + "G0556 pays $11.97 in a facility [PFS CY2025 RVU25D].",
+                     build_evidence([G0556], [EXCERPT]))
+    assert [s.text for s in out if s.released].count(sentence) == 1
+    assert sum(s.released for s in out) == 2                 # a different sentence is still shown
+
+
+def test_each_withheld_reason_is_noted_once():
+    bad = "G0556 pays $17.10 [PFS CY2025 RVU25D]. "
+    guard = OutputGuard(build_evidence([G0556], [EXCERPT]))
+    out = guard.feed(bad * 21) + guard.flush()
+    notes = [s.text for s in out if not s.released and s.text]
+    assert len(notes) == 1 and guard.withheld == 21
