@@ -132,8 +132,9 @@ def run_value_locality(args: argparse.Namespace, settings: Settings, codes) -> i
         result = locality_rows(con, codes, cys=args.cy, places=keys, modifier=args.modifier,
                                years=args.years or settings.years)
     records = locality_records(result.rows)
-    if args.json:
-        json.dump(records, sys.stdout, indent=1)
+    if args.json:       # the shape of `carenav value --json`, plus the notes (stand-in files, ambiguous places)
+        json.dump({"rows": records, "unpriced": result.unpriced, "not_codes": not_codes(" ".join(args.terms), codes),
+                   "notes": notes + result.notes}, sys.stdout, indent=1)
         print()
     elif args.csv:
         _write_csv(records, sys.stdout)

@@ -170,7 +170,9 @@ def test_broken_indicator_registry_says_what_and_where(edit, words):
 def test_cli_value_locality_all_json(built_settings, monkeypatch, capsys):
     monkeypatch.setenv("CARENAV_DATA_DIR", str(built_settings.data_dir))
     assert main(["value", "G0556", "--cy", "2026", "--locality", "all", "--json"]) == 0
-    records = json.loads(capsys.readouterr().out)           # G0556 names its family (G0556-G0558), as `value` does
+    reply = json.loads(capsys.readouterr().out)             # G0556 names its family (G0556-G0558), as `value` does
+    records = reply["rows"]
+    assert reply["unpriced"] == [] and reply["not_codes"] == [] and any("CY2025 LOCCO" in n for n in reply["notes"])
     g0556 = [r for r in records if r["hcpcs"] == "G0556"]
     assert len(g0556) == 109 and {r["cy"] for r in records} == {2026} and len(records) == 3 * 109
     seattle = next(r for r in g0556 if r["mac"] == "02402" and r["locality"] == "02")
@@ -184,7 +186,7 @@ def test_cli_value_place_name_and_price(built_settings, monkeypatch, capsys, tmp
     monkeypatch.setenv("CARENAV_DATA_DIR", str(built_settings.data_dir))
     assert main(["value", "G0556", "--cy", "2026", "--locality", "Portland", "--json"]) == 0
     captured = capsys.readouterr()
-    assert {r["state"] for r in json.loads(captured.out)} == {"OR", "ME"} and "matches 2 localities" in captured.err
+    assert {r["state"] for r in json.loads(captured.out)["rows"]} == {"OR", "ME"} and "matches 2 localities" in captured.err
     claim = tmp_path / "claim.csv"
     claim.write_text(HEADER + "27447,,1,Y,02402:02,2025-03-04\n99999,,1,N,02402:02,2025-01-01\n")
     assert main(["price", str(claim), "--json"]) == 0
