@@ -207,3 +207,12 @@ def test_the_scripted_model_restates_computed_figures_with_their_labels():
     assert label in evidence.labels and not evidence.excerpts
     assert f"For 99490 − 99439, the non-facility payment: difference $15.69 (31.1%) {label}." in faithful_sentences(
         evidence, Random(1))
+
+
+@pytest.mark.parametrize("module", ["carenav_core.eval.answers", "carenav_core.eval.report",
+                                    "carenav_core.eval.scripted_model"])
+def test_doctests(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
