@@ -12,11 +12,12 @@ import logging
 from dataclasses import dataclass
 
 import duckdb
+from sqlalchemy import text
 
 from carenav_core.errors import CareNavError
 from carenav_core.llm import ModelClient, model_client
 from carenav_core.pfs.valuation import open_reader
-from carenav_core.retrieval.store import Store
+from carenav_core.retrieval.store import STORE_ERRORS, Store
 from carenav_core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,35 @@ class Backends:
         if self.fee_db is not None:
             self.fee_db.close()
         self.store.close()
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataVersion:
+    """Which data an answer was computed from: the fee-schedule build and the rule-text index."""
+    build_id: str          # first 12 hex digits of the fee-schedule build id ("" when no database)
+    index_version: str     # first 12 hex digits of the md5 of the indexed documents' content hashes ("" when down)
+
+
+_INDEX_VERSION = text("SELECT md5(coalesce(string_agg(doc_id || ':' || content_hash, ',' ORDER BY doc_id), '')) "
+                      "FROM documents WHERE collection = 'rules'")
+
+
+def data_version(backends: Backends) -> DataVersion:
+    """The data behind an answer now; a part that cannot be read is ""."""
+    build = ""
+    if backends.fee_db is not None:
+        try:
+            row = backends.fee_db.execute("SELECT value FROM build_info WHERE key = 'build_id'").fetchone()
+            build = (row[0] if row else "")[:12]
+        except duckdb.Error as exc:
+            log.warning("build id unreadable: %s", exc)
+    try:
+        with backends.store.engine.connect() as conn:
+            index = (conn.execute(_INDEX_VERSION).scalar() or "")[:12]
+    except STORE_ERRORS as exc:
+        log.warning("index version unreadable: %s", exc)
+        index = ""
+    return DataVersion(build_id=build, index_version=index)
 
 
 def open_fee_db(settings: Settings) -> tuple[duckdb.DuckDBPyConnection | None, str | None]:

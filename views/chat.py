@@ -25,10 +25,18 @@ if not turns and not st.query_params.get("q"):
         if column.button(example, key=f"example-{example}", width="stretch"):
             question = example
 from_url = st.query_params.get("q")
+linked_build = st.query_params.get("build") if question is None else None
 if question is None and from_url and not st.session_state.get("url_answered"):
     question = from_url
 st.session_state["url_answered"] = True
 if question:
     st.query_params["q"] = question
     events = answer(question, app_backends(settings, con))
-    turns.append(render_live(question, events, key=str(len(turns))))
+    done = render_live(question, events, key=str(len(turns)))
+    turns.append(done)
+    if linked_build and done.build_id and linked_build != done.build_id:
+        st.info(f"The fee-schedule data changed since this link was made: the link was made on build "
+                f"{linked_build}, this answer uses build {done.build_id}. Figures may differ from what the "
+                "sender saw.")
+    if done.build_id:
+        st.query_params["build"] = done.build_id        # the shared link says which data it was made with

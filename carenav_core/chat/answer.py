@@ -22,11 +22,13 @@ class Answer:
     cited: tuple[Source, ...]
     also_retrieved: tuple[Source, ...]
     writer: str
+    build_id: str = ""             # fee-schedule build the rows came from (first 12 hex digits)
+    index_version: str = ""        # rule-text index the excerpts came from
 
     @classmethod
     def from_events(cls, question: str, events: Iterable[ChatEvent]) -> "Answer":
         """Fold the events of one answer (in order) into an Answer."""
-        valuation, tokens, warnings, sources, writer = None, [], [], None, ""
+        valuation, tokens, warnings, sources, done = None, [], [], None, None
         for event in events:
             if isinstance(event, ValuationEvent):
                 valuation = event
@@ -37,10 +39,11 @@ class Answer:
             elif isinstance(event, SourcesEvent):
                 sources = event
             elif isinstance(event, DoneEvent):
-                writer = event.writer
+                done = event
         return cls(question=question, valuation=valuation, tokens=tuple(tokens), warnings=tuple(warnings),
                    cited=sources.cited if sources else (), also_retrieved=sources.also_retrieved if sources else (),
-                   writer=writer)
+                   writer=done.writer if done else "", build_id=done.build_id if done else "",
+                   index_version=done.index_version if done else "")
 
     @property
     def rows(self) -> tuple[ValuationRow, ...]:
@@ -76,7 +79,7 @@ class Answer:
                 "withheld": [{"note": t.text, "reasons": list(t.reasons)} for t in self.withheld],
                 "warnings": [json_value(w) for w in self.warnings],
                 "cited": json_value(self.cited), "also_retrieved": json_value(self.also_retrieved),
-                "writer": self.writer}
+                "writer": self.writer, "build_id": self.build_id, "index_version": self.index_version}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False)

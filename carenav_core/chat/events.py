@@ -136,10 +136,13 @@ class WarningEvent(_Event):
 
 @dataclass(frozen=True, kw_only=True)
 class DoneEvent(_Event):
-    """End of the answer: who wrote the prose ("ollama:llama3.2" or "deterministic")."""
+    """End of the answer: who wrote the prose ("ollama:llama3.2" or "deterministic") and which data it
+    was computed from (fee-schedule build id, rule-text index version; "" when unknown)."""
     type: ClassVar[EventType] = EventType.DONE
     writer: str
     withheld: int
+    build_id: str = ""
+    index_version: str = ""
 
 
 ChatEvent = ValuationEvent | TokenEvent | SourcesEvent | WarningEvent | DoneEvent

@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 
 import duckdb
 
-from carenav_core.backends import Backends
+from carenav_core.backends import Backends, data_version
 from carenav_core.chat.events import (ChatEvent, DoneEvent, Source, SourcesEvent, TokenEvent, ValuationEvent,
                                       WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
@@ -141,7 +141,8 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
     used, withheld, labels = yield from _prose(prepared, writer)
     cited, also = cited_and_also_retrieved(prepared.sources, labels)
     yield SourcesEvent(cited=cited, also_retrieved=also)
-    yield DoneEvent(writer=used, withheld=withheld)
+    version = data_version(backends)
+    yield DoneEvent(writer=used, withheld=withheld, build_id=version.build_id, index_version=version.index_version)
 
 
 def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:

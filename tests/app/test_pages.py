@@ -33,9 +33,11 @@ def test_chat_table_before_prose_and_both_expanders(app_env):
     table = order.index("Dataframe")
     prose = next(i for i, e in enumerate(at.main) if "No language model wrote this answer" in str(getattr(e, "value", "")))
     assert table < prose
-    frame = at.dataframe[0].value
+    frame = at.dataframe[0].value                      # the asked rows: the family's codes, newest year
     assert set(frame["hcpcs"]) == {"G0556", "G0557", "G0558"}
-    assert set(frame["vintage_label"]) == {"CY2025 final RVU25D", "CY2026 final RVU26C"}
+    assert set(frame["vintage_label"]) == {"CY2026 final RVU26C"}
+    shown = {v for f in at.dataframe if "vintage_label" in f.value for v in f.value["vintage_label"]}
+    assert shown == {"CY2025 final RVU25D", "CY2026 final RVU26C"}   # other years one click away
     assert {"Provenance", "Sources"} <= {e.label for e in at.expander}
     assert at.query_params["q"] == [APCM] or at.query_params["q"] == APCM
 
@@ -44,6 +46,16 @@ def test_query_param_reproduces_the_answer(app_env):
     at = started(q=APCM)
     assert at.dataframe and "G0556" in set(at.dataframe[0].value["hcpcs"])
     assert {"Provenance", "Sources"} <= {e.label for e in at.expander}
+
+
+def test_a_shared_link_records_its_build_and_says_when_the_data_changed(app_env):
+    at = started(q=APCM)
+    build = at.query_params["build"]
+    build = build[0] if isinstance(build, list) else build
+    assert len(build) == 12 and not at.info or "changed" not in " ".join(str(i.value) for i in at.info)
+    old = started(q=APCM, build="0123456789ab")
+    notes = " ".join(str(i.value) for i in old.info)
+    assert "changed since this link was made" in notes and "0123456789ab" in notes and build in notes
 
 
 def test_question_without_codes_has_no_table(app_env):

@@ -26,7 +26,8 @@ def test_every_event_has_a_type():
     assert [json.loads(e.to_json())["type"] for e in events] == ["token", "sources", "warning", "done"]
     assert json.loads(events[1].to_json())["cited"][0]["label"] == "[89 FR 97860 ¶4]"
     assert json.loads(events[2].to_json())["kind"] == "retrieval"
-    assert events[3].to_dict() == {"type": "done", "writer": "deterministic", "withheld": 1}
+    assert events[3].to_dict() == {"type": "done", "writer": "deterministic", "withheld": 1, "build_id": "",
+                                   "index_version": ""}
 
 
 def test_every_event_type_and_warning_kind_is_sent_by_the_pipeline():
