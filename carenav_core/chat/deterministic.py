@@ -72,7 +72,8 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     if row.cf is None or (row.payment_nonfac is None and row.payment_fac is None):
         return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
     wanted = [("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY)]
-    paid = [f"the national {where} payment is {_money(amount)}" for where, amount, kind in wanted
+    scope = f"{row.locality} (GPCI-adjusted)" if row.locality else "national"
+    paid = [f"the {scope} {where} payment is {_money(amount)}" for where, amount, kind in wanted
             if amount is not None and setting in (Setting.BOTH, kind)]
     return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
 

@@ -56,7 +56,7 @@ def row_words(row: ValuationRow) -> str:
     return (f"{row.hcpcs} {row.mod} {row.description} CY{row.cy} {row.cy} {stage} {row.vintage} status "
             f"{row.status} {row.status_meaning} work RVU RVUs relative value units practice expense malpractice "
             f"total non-facility facility office conversion factor {row.cf_label} national payment pays paid "
-            f"Medicare physician fee schedule {row.rule_id}")
+            f"Medicare physician fee schedule {row.rule_id} {row.locality} locality GPCI geographic adjusted")
 
 
 def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figures: Iterable = (),

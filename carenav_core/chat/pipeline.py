@@ -31,6 +31,7 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
+from carenav_core.pfs.places import priced_places
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.valuation import value
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
@@ -77,6 +78,33 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
                  else r for r in marked)
 
 
+def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
+                ) -> tuple[QuestionPlan, tuple[ValuationRow, ...]]:
+    """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
+    codes priced in each matching locality become the rows in focus; national rows stay one click away."""
+    asked = sorted({r.cy for r in rows if r.in_focus and not r.proposed})
+    try:
+        match, result = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None)
+    except duckdb.Error as exc:
+        log.warning("locality lookup failed: %s", exc)
+        return plan, rows
+    if result is None or not result.rows:
+        return plan, rows
+    local = tuple(as_valuation_row(r) for r in result.rows)
+    places = tuple(dict.fromkeys(r.locality for r in local))
+    return (dataclasses.replace(plan, places=places, ambiguous_place=match.ambiguous),
+            local + tuple(dataclasses.replace(r, in_focus=False) for r in rows))
+
+
+def as_valuation_row(row) -> ValuationRow:
+    """A locality row as a valuation row: the locality's amounts and label, the national row's RVUs and
+    provenance (pfs/locality.py computes the amounts; nothing is recomputed here)."""
+    place = row.place
+    return dataclasses.replace(row.national, payment_nonfac=row.payment_nonfac, payment_fac=row.payment_fac,
+                               label=row.label, locality=f"{place.state} {place.locality} {place.name}".strip(),
+                               named=True, in_focus=True)
+
+
 def _valuation(backends: Backends, detection: Detection, years: int
                ) -> tuple[list[ValuationRow], list[str], tuple[WarningEvent, ...]]:
     if backends.fee_db is None:
@@ -115,6 +143,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years) if detection.codes else ([], [], ())
     rows = mark_focus(rows, plan)
+    if rows and backends.fee_db is not None:
+        plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)

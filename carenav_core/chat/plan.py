@@ -71,6 +71,8 @@ class QuestionPlan:
     proposed: bool                       # the question asks about a proposed rule
     setting: Setting
     intents: tuple[Intent, ...]
+    places: tuple[str, ...] = ()         # payment localities the question names (set once they are looked up)
+    ambiguous_place: bool = False        # the place named matches several localities: all are shown
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -95,7 +97,11 @@ class QuestionPlan:
 
     def summary(self) -> str:
         """'compare 99490 with 99439, CY2026, both settings' — how the question was understood."""
-        return "; ".join(part for part in (self._what(), self._when(), self.setting.value) if part)
+        where = ""
+        if self.places:
+            where = ("in " + ", ".join(self.places)
+                     + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
+        return "; ".join(part for part in (self._what(), where, self._when(), self.setting.value) if part)
 
     def _what(self) -> str:
         codes = list(self.focus_codes)

@@ -59,6 +59,8 @@ COLUMNS: tuple[Column, ...] = (
     Column(name="hcpcs", header="Code", unit="text", help="HCPCS / CPT code"),
     Column(name="mod", header="Mod", unit="text", help="Modifier row (26 professional, TC technical, 53 ...)"),
     Column(name="description", header="Descriptor", unit="text", help="CMS short descriptor (CPT: AMA notice)"),
+    Column(name="locality", header="Locality", unit="text",
+           help="Payment locality (GPCI-adjusted amounts); empty for national amounts"),
     Column(name="vintage_label", header="Vintage", unit="text", read=vintage_label,
            help="Calendar year and the CMS release (final) or proposed rule the row comes from"),
     Column(name="payment_nonfac", header="Payment non-facility", unit="usd", prompt="payment non-facility",
@@ -114,7 +116,7 @@ RECORD = tuple(BY_NAME[n] for n in (
     "status_meaning", "work_rvu", "pe_nonfac_rvu", "pe_fac_rvu", "mp_rvu", "total_nonfac", "total_fac", "nonfac_na",
     "fac_na", "pctc", "global_days", "cf", "cf_label", "other_cfs", "payment_nonfac", "payment_fac", "payment_unit",
     "rule_id",
-    "fr_citation", "fr_url", "file_cf", "source_file", "sha256", "named", "in_focus"))
+    "fr_citation", "fr_url", "file_cf", "source_file", "sha256", "locality", "named", "in_focus"))
 assert {c.name for c in RECORD} == set(BY_NAME), "every column is in the CSV/JSON record"
 
 

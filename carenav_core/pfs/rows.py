@@ -77,6 +77,7 @@ class ValuationRow:
     file_cf: Decimal | None        # the CF printed in the CMS file (audit only)
     source_file: str
     sha256: str
+    locality: str = ""             # "" national; else the payment locality ("WA 02 Seattle (King County)")
     named: bool = True             # the question names this code (False: added by family expansion)
     in_focus: bool = True          # a named code in a year the question asks about (shown first)
 
