@@ -21,6 +21,7 @@ import random
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,6 +37,9 @@ from carenav_core.pfs.sources import fetch_release, load_catalog  # noqa: E402
 from carenav_core.pfs.valuation import open_reader, value  # noqa: E402
 from carenav_core.retrieval.search import code_cited  # noqa: E402
 from carenav_core.retrieval.store import Store  # noqa: E402
+from carenav_core.chat.figures import compute_figures  # noqa: E402
+from carenav_core.chat.pipeline import mark_focus  # noqa: E402
+from carenav_core.chat.plan import plan_question  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
 TEMPLATES = ["How is {c} valued?", "What did CMS pay for {c} in 2025?", "{c} vs {d}", "code {c}?",
@@ -103,12 +107,26 @@ def ours_value(con, question: str, years: int):
     return value(con, detect(question).codes, years=years)
 
 
-def ours_evidence(con, store: Store, question: str, years: int):
-    """The evidence step of chat.pipeline.prepare: detect, value, code-cited paragraphs."""
+def ours_plan_figures(con, question: str, years: int):
+    """What issue 10 adds to the evidence step, alone: the question plan, focus marks and computed figures
+    (on the rows of the same lookup; the lookup itself is timed as "ours")."""
     detection = detect(question)
-    rows = value(con, detection.codes, years=years) if detection.codes else ([], [])
+    plan = plan_question(question, detection, TODAY)
+    rows = value(con, detection.codes, years=years)[0] if detection.codes else []
+    started, cpu = time.perf_counter(), time.process_time()
+    compute_figures(mark_focus(rows, plan_question(question, detection, TODAY)), plan)
+    return (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
+
+
+def ours_evidence(con, store: Store, question: str, years: int):
+    """The evidence step of chat.pipeline.prepare: detect, plan, value, focus, computed figures, code-cited
+    paragraphs (locality pricing runs only for questions naming a place; none of these do)."""
+    detection = detect(question)
+    plan = plan_question(question, detection, TODAY)
+    rows = value(con, detection.codes, years=years)[0] if detection.codes else []
+    figures = compute_figures(mark_focus(rows, plan), plan)
     cited = code_cited(store, list(detection.codes), CITED_PER_CODE) if detection.codes else ()
-    return rows, cited
+    return rows, figures, cited
 
 CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
 
@@ -203,6 +221,7 @@ def main() -> None:
         contenders["what-if"] = lambda q: ours_value(small, q, years)
     interleaved(contenders, asked[:50], 1)                                   # warm every path
     samples = interleaved(contenders, asked, args.repeat)
+    time_plan(con, asked, years, args.repeat)
     report(samples, args.row_group_size)
     b50, b95 = percentiles(samples["pandas"])
     m50, m95 = percentiles(samples["ours"])
@@ -236,7 +255,25 @@ def report(samples: dict[str, list[float]], row_group_size: int) -> None:
         c_w = percentiles(CPU["what-if"])
         print(f"  CPU what-if {row_group_size}-row row groups: p50 {c_w[0]:.3f} ms p95 {c_w[1]:.3f} ms; speed-up "
               f"p50 {c_b[0] / c_w[0]:.2f}x, p95 {c_b[1] / c_w[1]:.2f}x")
+    if PLAN_MS:
+        p50, p95 = percentiles(PLAN_MS)
+        c50, c95 = percentiles(PLAN_CPU)
+        print(f"plan + focus + computed figures (issue 10) alone: p50 {p50:.3f} ms p95 {p95:.3f} ms "
+              f"(CPU p50 {c50:.3f} ms p95 {c95:.3f} ms) ({verdict(p95 < 1)}: adds < 1 ms p95)")
     print(f"{load_note()}")
+
+
+PLAN_MS: list[float] = []
+PLAN_CPU: list[float] = []
+TODAY = date(2026, 12, 1)
+
+
+def time_plan(con, asked: list[str], years: int, repeat: int) -> None:
+    for _ in range(repeat):
+        for question in asked:
+            wall, cpu = ours_plan_figures(con, question, years)
+            PLAN_MS.append(wall)
+            PLAN_CPU.append(cpu)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the edge; nothing here reaches for a process-wide cache.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import logging
 import unicodedata
@@ -67,15 +68,27 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
     """Flag rows of named codes (`named`) and, of those, rows in the years asked (`in_focus`). A named code
     with no row in the asked years keeps its newest final row (and proposed row) in focus."""
     named = set(plan.focus_codes)
-    newest = {}
+    newest: dict[str, int] = {}
     for row in rows:
         if not row.proposed:
             newest[row.hcpcs] = max(newest.get(row.hcpcs, 0), row.cy)
-    marked = [dataclasses.replace(r, named=r.hcpcs in named, in_focus=r.hcpcs in named and
-                                  plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
-    missing = {r.hcpcs for r in marked if r.named} - {r.hcpcs for r in marked if r.in_focus}
-    return tuple(dataclasses.replace(r, in_focus=r.proposed or r.cy == newest.get(r.hcpcs)) if r.hcpcs in missing
-                 else r for r in marked)
+    flags = [(r.hcpcs in named, r.hcpcs in named and plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0)))
+             for r in rows]
+    missing = {r.hcpcs for r, (is_named, _) in zip(rows, flags) if is_named} - \
+        {r.hcpcs for r, (_, focus) in zip(rows, flags) if focus}
+    return tuple(_flagged(r, is_named, (r.proposed or r.cy == newest.get(r.hcpcs)) if r.hcpcs in missing else focus)
+                 for r, (is_named, focus) in zip(rows, flags))
+
+
+def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
+    """The row with its question flags (a shallow copy: dataclasses.replace re-runs __init__ over 35 fields,
+    which a 50-row family table would feel)."""
+    if row.named == named and row.in_focus == in_focus:
+        return row
+    flagged = copy.copy(row)
+    object.__setattr__(flagged, "named", named)
+    object.__setattr__(flagged, "in_focus", in_focus)
+    return flagged
 
 
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
