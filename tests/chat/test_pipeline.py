@@ -145,3 +145,28 @@ def test_hostile_questions_answer_without_crashing(backends, question):
     assert events[-1].type == "done"
     if "G0556" in question or "APCM" in question:
         assert isinstance(events[0], ValuationEvent) and events[0].rows
+
+
+def test_a_comparison_question_states_the_asked_difference_first(backends):
+    events = run("Compare 99490 and 99439 payments in 2026", backends)
+    valuation = events[0]
+    focus = [r for r in valuation.rows if r.in_focus]
+    assert {(r.hcpcs, r.cy) for r in focus} == {("99490", 2026), ("99439", 2026)}
+    assert len(valuation.rows) > len(focus)                   # family members and other years still there
+    pay = {r.hcpcs: r.payment_nonfac for r in focus}
+    difference = pay["99490"] - pay["99439"]
+    figure = next(f for f in valuation.figures if f.setting == "non-facility")
+    assert figure.value == difference and valuation.plan.summary().startswith("compare")
+    first = next(e.text for e in events if isinstance(e, TokenEvent) and "$" in e.text)
+    assert f"${difference}" in first and figure.label in first
+
+
+def test_a_place_in_the_question_prices_the_code_in_that_locality(backends):
+    events = run("What does Medicare pay for 99214 in Seattle in 2026?", backends)
+    valuation = events[0]
+    local = [r for r in valuation.rows if r.in_focus]
+    national = next(r for r in valuation.rows if r.hcpcs == "99214" and r.cy == 2026 and not r.locality)
+    assert local and all(r.hcpcs == "99214" and "GPCI2026 WA 02" in r.label and "SEATTLE" in r.locality for r in local)
+    assert local[0].payment_nonfac != national.payment_nonfac      # GPCI-adjusted, not the national amount
+    assert valuation.plan.places and "Seattle" not in valuation.plan.summary() or "SEATTLE" in valuation.plan.summary()
+    assert f"${local[0].payment_nonfac}" in prose(events)

@@ -1,0 +1,82 @@
+"""The question plan: what a question asks, read by code (table-driven), and the figures computed from it."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from carenav_core.chat.figures import FigureKind, compute_figures
+from carenav_core.chat.pipeline import mark_focus
+from carenav_core.chat.plan import Intent, Setting, plan_question
+from carenav_core.codes import detect
+from tests.chat.values import make_row
+
+TODAY = date(2026, 12, 1)
+
+
+def plan(question: str):
+    return plan_question(question, detect(question), TODAY)
+
+
+@pytest.mark.parametrize("question, named, years, since, setting, intents", [
+    ("Compare 99490 and 99439 payments in 2026", ("99490", "99439"), (2026,), None, Setting.BOTH,
+     {Intent.COMPARE, Intent.LOOKUP}),
+    ("How has 99490 been paid since 2023?", ("99490",), (), 2023, Setting.BOTH, {Intent.TREND, Intent.LOOKUP}),
+    ("G0556 2024 vs 2025 facility payment", ("G0556",), (2024, 2025), None, Setting.FACILITY, {Intent.TREND}),
+    ("What does 99214 pay in the office last year?", ("99214",), (2025,), None, Setting.NON_FACILITY, {Intent.LOOKUP}),
+    ("99490 from 2021 to 2024", ("99490",), (2021, 2022, 2023, 2024), None, Setting.BOTH, {Intent.TREND}),
+    ("G2211 + 99213 total payment in 2025", ("G2211", "99213"), (2025,), None, Setting.BOTH, {Intent.TOTAL}),
+    ("How did CMS value G0557?", ("G0557",), (), None, Setting.BOTH, {Intent.HOW_VALUED}),
+    ("What is the payment for 99490?", ("99490",), (), None, Setting.BOTH, {Intent.LOOKUP}),
+])
+def test_plans(question, named, years, since, setting, intents):
+    p = plan(question)
+    assert p.named_codes == named and p.years == years and p.since == since and p.setting is setting
+    assert intents <= set(p.intents)
+    assert Intent.DEFINITION not in p.intents            # "what is the payment" is a lookup, not a definition
+
+
+def test_family_question_is_a_definition_of_the_family_members():
+    p = plan("What is APCM and how is it valued?")
+    assert p.named_codes == () and p.family_codes == ("G0556", "G0557", "G0558") and p.focus_codes == p.family_codes
+    assert {Intent.DEFINITION, Intent.HOW_VALUED} <= set(p.intents)
+    assert "G0556, G0557 and G0558" in p.summary()
+
+
+def test_code_free_question_is_policy_and_fr_document_numbers_are_not_years():
+    p = plan("What does 2024-25382 say about telehealth?")
+    assert p.intents == (Intent.POLICY,) and p.years == ()
+
+
+def _row(code, cy, pay_nf, pay_f, proposed=False):
+    return make_row(hcpcs=code, cy=cy, proposed=proposed, label=f"[PFS CY{cy} RVU{cy % 100}D]",
+                    payment_nonfac=Decimal(pay_nf), payment_fac=Decimal(pay_f))
+
+
+def test_comparison_difference_and_percent_are_exact_and_labelled():
+    p = plan("Compare 99490 and 99439 payments in 2026")
+    rows = mark_focus([_row("99490", 2026, "66.13", "43.76"), _row("99439", 2026, "50.44", "30.73"),
+                       _row("99490", 2025, "60.49", "47.87"), _row("99439", 2025, "45.93", "32.99")], p)
+    assert [r.in_focus for r in rows] == [True, True, False, False]
+    figures = compute_figures(rows, p)
+    nonfac = next(f for f in figures if f.setting == "non-facility")
+    assert nonfac.kind is FigureKind.DIFFERENCE and nonfac.value == Decimal("15.69")
+    assert nonfac.percent == Decimal("31.1")                     # 15.69 / 50.44 = 31.106…%, half-up
+    assert nonfac.label == "[computed: 99490 − 99439, PFS CY2026 RVU26D]"
+
+
+def test_trend_changes_span_first_to_last_then_each_step():
+    p = plan("How has 99490 been paid since 2024?")
+    rows = mark_focus([_row("99490", y, pay, "40.00") for y, pay in ((2023, "62.69"), (2024, "62.58"),
+                                                                    (2025, "60.49"), (2026, "66.13"))], p)
+    changes = [f for f in compute_figures(rows, p) if f.setting == "non-facility"]
+    assert [(f.inputs, f.value) for f in changes][0] == ((Decimal("62.58"), Decimal("66.13")), Decimal("3.55"))
+    assert len(changes) == 3 and all("CY2023" not in f.label for f in changes)
+
+
+def test_total_of_add_on_and_base():
+    p = plan("G2211 + 99213 total payment in 2025")
+    figures = compute_figures(mark_focus([_row("G2211", 2025, "15.53", "15.53"), _row("99213", 2025, "88.95", "63.72")],
+                                         p), p)
+    assert {(f.setting, f.value) for f in figures} == {("non-facility", Decimal("104.48")), ("facility", Decimal("79.25"))}
