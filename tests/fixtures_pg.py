@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 
 from carenav_core.retrieval.index import index_documents
-from carenav_core.retrieval.store import Store
+from carenav_core.retrieval.store import Store, database_url
 from carenav_core.settings import PROJECT_ROOT, Settings
 
 PG_MIRROR = Path(os.environ.get("CARENAV_MIRROR") or PROJECT_ROOT.parent / "shared" / "data").resolve()
@@ -54,7 +54,6 @@ def pg_settings(pg_store) -> Settings:
 
 
 TEST_DATABASE_URL = "CARENAV_TEST_DATABASE_URL"
-_CARENAV_TABLES = "chunks, documents, collections, carenav_migrations"
 
 
 @pytest.fixture(scope="session")
@@ -69,10 +68,11 @@ def server_store(tmp_path_factory) -> Store:
         pytest.fail(f"FR mirror not found at {PG_MIRROR / 'fr'}; set CARENAV_MIRROR=../shared/data")
     settings = Settings(data_dir=tmp_path_factory.mktemp("serverdata"), mirror=PG_MIRROR, database_url=url,
                         embedder="onnx")
+    empty = create_engine(database_url(settings))   # before the store migrates: start from an empty database
+    with empty.begin() as conn:
+        conn.execute(text("DROP OWNED BY CURRENT_USER"))    # every table of the role (not the extension)
+    empty.dispose()
     store = Store(settings)
-    with store.engine.begin() as conn:        # migrated on connect; start again from an empty database
-        conn.execute(text(f"DROP TABLE IF EXISTS {_CARENAV_TABLES}"))
-    store.close()
     index_documents(settings, store, only=TEST_DOCUMENTS)
     yield store
     store.close()
