@@ -78,6 +78,8 @@ st.caption("`carenav eval answers`: the questions of data/eval/answers.toml, eac
 answers_writer = st.radio("Writer", ["deterministic", "scripted"], horizontal=True, key="answers_writer",
                           help="deterministic: no model; scripted: the scripted model double (faithful and hostile replies)")
 answers_seed = st.number_input("Seed", value=7, step=1, key="answers_seed")
+answers_count = st.number_input("Questions", min_value=1, max_value=200, value=200, step=10, key="answers_questions",
+                                help="the first N questions of data/eval/answers.toml (all when N is larger)")
 if st.button("Run the answer-usefulness harness", type="primary", key="run_answers"):
     con = fee_db(settings)
     if con is None:
@@ -86,7 +88,7 @@ if st.button("Run the answer-usefulness harness", type="primary", key="run_answe
         try:
             st.session_state[f"eval_answers_{answers_writer}"] = run_answers_evaluation(
                 app_backends(settings, con), oracle_for(settings), writer=answers_writer, seed=int(answers_seed),
-                progress=bar_progress("Asking the answer-usefulness questions"))
+                questions=int(answers_count), progress=bar_progress("Asking the answer-usefulness questions"))
         except CareNavError as exc:
             st.error(f"The answer-usefulness harness could not run: {exc}")
 show(f"answers_{answers_writer}", intent_rows)

@@ -78,3 +78,15 @@ def test_answer_usefulness_shows_saved_results_per_intent(app_env):  # noqa: F81
         assert any("Failed (saved answers_scripted_results.json" in e.value for e in at.error)
     finally:
         path.unlink()
+
+
+def test_answer_usefulness_runs_from_the_page_with_the_scripted_model(app_env):  # noqa: F811
+    at = opened()
+    at.radio(key="answers_writer").set_value("scripted").run()
+    at.number_input(key="answers_questions").set_value(3)
+    at.button(key="run_answers").click().run()
+    assert not at.exception, at.exception
+    results = at.session_state["eval_answers_scripted"]
+    assert results["questions"] == 3 and results["writer"] == "scripted" and results["overall"]["facts"] >= 3
+    assert any("this session's run" in m.value for m in [*at.success, *at.error])
+    assert list(at.dataframe[-1].value["intent"]) == ["lookup", "overall"]
