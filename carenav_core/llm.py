@@ -8,6 +8,9 @@ screener/explain.py cross_check) before a user sees it.
 from __future__ import annotations
 
 import logging
+import queue
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -68,19 +71,32 @@ class ModelClient:
     model: str
     keep_alive: str | float | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    host: str | None = None          # set: each streamed answer with a deadline gets a connection of its own
+    timeout: float | None = None     # per-read timeout of those connections
+    json_num_predict: int | None = None  # longest structured (JSON) reply, tokens (the screener's explanation)
 
     @property
     def name(self) -> str:
         """Writer name shown to users, e.g. "ollama:llama3.2"."""
         return f"ollama:{self.model}"
 
-    def stream(self, messages: list[dict[str, str]], options: dict[str, Any] | None = None) -> Iterator[str]:
+    def stream(self, messages: list[dict[str, str]], options: dict[str, Any] | None = None, *,
+               first_token_s: float | None = None, total_s: float | None = None) -> Iterator[str]:
         """Content chunks of a streamed chat reply. ModelError when the request or the stream fails
-        (including a stream that ends before its final ``done`` line)."""
+        (including a stream that ends before its final ``done`` line), or when the first chunk takes longer
+        than `first_token_s` or the whole reply longer than `total_s` seconds (deadlines are enforced here,
+        client-side; the request's connection is then closed so the server can stop)."""
+        if first_token_s is None and total_s is None:
+            yield from self._retrying(messages, options, self.client)
+            return
+        yield from self._with_deadline(messages, options, first_token_s, total_s)
+
+    def _retrying(self, messages: list[dict[str, str]], options: dict[str, Any] | None,
+                  client: ollama.Client) -> Iterator[str]:
         produced = False
         for attempt in (1, 2):
             try:
-                for chunk in self._stream_once(messages, options):
+                for chunk in self._stream_once(messages, options, client):
                     produced = True
                     yield chunk
                 return
@@ -89,10 +105,49 @@ class ModelClient:
                     raise
                 log.warning("model request failed (%s); trying once more", exc)
 
-    def _stream_once(self, messages: list[dict[str, str]], options: dict[str, Any] | None) -> Iterator[str]:
+    def _with_deadline(self, messages: list[dict[str, str]], options: dict[str, Any] | None,
+                       first_token_s: float | None, total_s: float | None) -> Iterator[str]:
+        # A connection of its own when the host is known, so closing it on expiry stops only this answer.
+        client = ollama.Client(host=self.host, timeout=self.timeout) if self.host else self.client
+        chunks: queue.Queue = queue.Queue()
+        stop = threading.Event()
+
+        def pump() -> None:
+            try:
+                for chunk in self._retrying(messages, options, client):
+                    if stop.is_set():
+                        return
+                    chunks.put(("chunk", chunk))
+                chunks.put(("end", None))
+            except ModelError as exc:
+                chunks.put(("error", exc))
+        threading.Thread(target=pump, name="carenav-model-stream", daemon=True).start()
+        started, first = time.monotonic(), True
         try:
-            parts = self.client.chat(model=self.model, messages=messages, stream=True, keep_alive=self.keep_alive,
-                                     options={**self.options, **(options or {})} or None)
+            while True:
+                limit = first_token_s if first else total_s
+                remaining = None if limit is None else max(limit - (time.monotonic() - started), 0.0)
+                try:
+                    kind, item = chunks.get(timeout=remaining)
+                except queue.Empty:
+                    what = "start answering" if first else "finish its answer"
+                    raise ModelError(f"{self.name} did not {what} within {limit:g} s", retryable=False) from None
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise item
+                first = False
+                yield item
+        finally:
+            stop.set()
+            if client is not self.client:
+                client.close()          # the server sees the request closed and can stop generating
+
+    def _stream_once(self, messages: list[dict[str, str]], options: dict[str, Any] | None,
+                     client: ollama.Client) -> Iterator[str]:
+        try:
+            parts = client.chat(model=self.model, messages=messages, stream=True, keep_alive=self.keep_alive,
+                                options={**self.options, **(options or {})} or None)
             for part in parts:
                 if part.message and part.message.content:
                     yield part.message.content
@@ -109,9 +164,10 @@ class ModelClient:
         """One non-streamed reply constrained to `schema`'s JSON schema (the caller validates it)."""
         for attempt in (1, 2):
             try:
+                predict = {"num_predict": self.json_num_predict} if self.json_num_predict else {}
                 response = self.client.chat(model=self.model, messages=messages, stream=False,
                                             format=schema.model_json_schema(), keep_alive=self.keep_alive,
-                                            options={**self.options, **(options or {})} or None)
+                                            options={**self.options, **predict, **(options or {})} or None)
                 return response.message.content or ""
             except TRANSPORT_ERRORS as exc:
                 error = model_error(exc, self.model)
@@ -134,4 +190,6 @@ def model_client(settings: Settings, *, probe_timeout: float = PROBE_TIMEOUT) ->
     if not found.has_model:
         log.warning(found.detail)
     client = ollama.Client(host=settings.ollama_host, timeout=settings.llm_timeout)
-    return ModelClient(client=client, model=settings.llm_model, keep_alive=settings.keep_alive)
+    return ModelClient(client=client, model=settings.llm_model, keep_alive=settings.keep_alive,
+                       options={"num_ctx": settings.llm_num_ctx}, host=settings.ollama_host,
+                       timeout=settings.llm_timeout, json_num_predict=settings.llm_num_predict_screener)

@@ -30,6 +30,14 @@ class Settings(BaseSettings):
     llm_model: str = Field("llama3.2", description="Ollama chat model.")
     llm_timeout: float = Field(60.0, gt=0, description="Seconds before a model request is abandoned.")
     keep_alive: str = Field("5m", description="Ollama keep_alive for the chat model.")
+    # Prompt budget and deadlines (docs: llama3.2 takes num_ctx up to 131072; 8192 keeps a 2-CPU server fast.
+    # A small model such as SmolLM2-135M has a 2048-token context: set CARENAV_LLM_NUM_CTX=2048,
+    # CARENAV_LLM_NUM_PREDICT_CHAT=384, CARENAV_LLM_NUM_PREDICT_SCREENER=768.)
+    llm_num_ctx: int = Field(8192, ge=1024, description="Context (tokens) requested for every model call.")
+    llm_num_predict_chat: int = Field(512, ge=64, description="Longest chat answer (tokens).")
+    llm_num_predict_screener: int = Field(1536, ge=128, description="Longest screener explanation (tokens).")
+    llm_first_token_timeout: float = Field(45.0, gt=0, description="Seconds the first token of an answer may take.")
+    llm_answer_timeout: float = Field(120.0, gt=0, description="Seconds a whole model answer may take.")
 
     @property
     def duckdb_file(self) -> Path:

@@ -26,7 +26,8 @@ from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import QuestionPlan, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
-from carenav_core.chat.prompt import build_prompt
+from carenav_core.chat.budget import Budget
+from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, DeterministicWriter
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
@@ -162,11 +163,17 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     sources = definition_sources(detection) + tuple(source_of(h) for h in found.hits)
+    messages, dropped = fit_prompt(text, sources, rows, unpriced, figures=figures,
+                                   plan=plan if detection.codes else None,
+                                   prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
-                    unpriced=tuple(unpriced), sources=sources,
-                    messages=build_prompt(text, sources, rows, unpriced, figures=figures,
-                                          plan=plan if detection.codes else None),
+                    unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
                     warnings=warnings + problems + store_warnings)
+
+
+def chat_budget(settings) -> Budget:
+    """The chat's share of the model's context: the configured context less the longest answer."""
+    return Budget(num_ctx=settings.llm_num_ctx, num_predict=settings.llm_num_predict_chat)
 
 
 def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iterator[ChatEvent]:
@@ -180,7 +187,16 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
     if backends.model is None and backends.settings.ollama_host:
         yield WarningEvent(kind=WarningKind.MODEL_DOWN, message=f"The model server at {backends.settings.ollama_host} "
                            "is not reachable; this answer was written without a language model.")
-    writer = ModelWriter(model=backends.model) if backends.model is not None else None
+    writer = None
+    if backends.model is not None:
+        writer = ModelWriter(model=backends.model, options=chat_budget(backends.settings).options(),
+                             first_token_s=backends.settings.llm_first_token_timeout,
+                             total_s=backends.settings.llm_answer_timeout)
+        if prepared.dropped_excerpts:
+            yield WarningEvent(kind=WarningKind.PROMPT_TRIMMED, message=f"{prepared.dropped_excerpts} of "
+                               f"{len(prepared.sources)} retrieved excerpts were left out of the model's prompt to "
+                               f"fit its {backends.settings.llm_num_ctx:,}-token context (they are still listed "
+                               "under Sources).")
     used, withheld, labels = yield from _prose(prepared, writer)
     cited, also = cited_and_also_retrieved(prepared.sources, labels)
     yield SourcesEvent(cited=cited, also_retrieved=also)

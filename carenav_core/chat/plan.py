@@ -28,7 +28,9 @@ _NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnonfac\w*|\boffice\b|\bphys
 _FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\bfacility\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
 
 _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|difference|differ|differs|"
-                      r"more than|less than|higher|lower|relative to)\b", re.IGNORECASE)
+                      r"more than|less than|higher|lower|relative to|how much (?:more|less)|"
+                      r"which (?:\w+ ){0,4}(?:more|less|most|least)|(?:more|less) (?:\w+ ){0,4}than)\b",
+                      re.IGNORECASE)
 _TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|changed?|changes|changing|"
                     r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
                     r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)

@@ -22,3 +22,4 @@ class Prepared:
     sources: tuple[Source, ...]
     messages: list[dict[str, str]]
     warnings: tuple[WarningEvent, ...]
+    dropped_excerpts: int = 0            # excerpts left out of the model's prompt to fit its context

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from carenav_core.chat.budget import count_tokens, messages_tokens
 from carenav_core.chat.events import Source
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
@@ -83,7 +84,8 @@ def valuation_block(rows: Sequence[ValuationRow], unpriced: Sequence[str], plan:
 def figure_line(figure: Figure) -> str:
     """'[computed: 99490 − 99439, PFS CY2026 RVU26C] non-facility payment: difference $15.69 (31.1%)'."""
     percent = f" ({figure.percent}%)" if figure.percent is not None else ""
-    return f"{figure.label} {figure.setting} payment: {figure.kind.value} ${figure.value}{percent}."
+    amount = f"-${-figure.value}" if figure.value < 0 else f"${figure.value}"
+    return f"{figure.label} {figure.setting} payment: {figure.kind.value} {amount}{percent}."
 
 
 def computed_block(figures: Sequence[Figure]) -> str:
@@ -102,3 +104,20 @@ def build_prompt(question: str, sources: Sequence[Source], valuation_rows: Seque
              f"Question: {question.strip()}"]
     user = "\n\n".join(p for p in parts if p)
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def fit_prompt(question: str, sources: Sequence[Source], valuation_rows: Sequence[ValuationRow],
+               unpriced: Sequence[str], *, prompt_tokens: int, figures: Sequence[Figure] = (),
+               plan: QuestionPlan | None = None) -> tuple[list[dict[str, str]], int]:
+    """The prompt within `prompt_tokens`: the system rules, valuation rows, computed figures and the question
+    always; excerpts in rank order while they fit. Returns the messages and how many excerpts were left out."""
+    kept = list(sources)
+    base = messages_tokens(build_prompt(question, [], valuation_rows, unpriced, figures=figures, plan=plan))
+    used = base
+    for index, source in enumerate(kept):
+        used += count_tokens(excerpt_line(source)) + 1
+        if used > prompt_tokens:
+            kept = kept[:index]
+            break
+    messages = build_prompt(question, kept, valuation_rows, unpriced, figures=figures, plan=plan)
+    return messages, len(sources) - len(kept)

@@ -4,8 +4,8 @@ writer is never trusted.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol
 
 from carenav_core.chat.prepared import Prepared
 from carenav_core.llm import ModelClient
@@ -22,8 +22,12 @@ class Writer(Protocol):
 
 @dataclass(frozen=True, kw_only=True)
 class ModelWriter:
-    """Prose from the language model behind the one model client (carenav_core/llm.py)."""
+    """Prose from the language model behind the one model client (carenav_core/llm.py), with the request's
+    budget options (num_ctx, num_predict) and the answer's deadlines."""
     model: ModelClient
+    options: dict[str, Any] = field(default_factory=dict)
+    first_token_s: float | None = None
+    total_s: float | None = None
 
     @property
     def name(self) -> str:
@@ -31,4 +35,5 @@ class ModelWriter:
         return self.model.name
 
     def stream(self, prepared: Prepared) -> Iterator[str]:
-        return self.model.stream(prepared.messages)
+        return self.model.stream(prepared.messages, self.options, first_token_s=self.first_token_s,
+                                 total_s=self.total_s)

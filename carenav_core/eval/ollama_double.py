@@ -41,6 +41,7 @@ class ScriptedReply:
     break_with: Literal["error", "close"] = "error"   # ... with an {"error"} line, or by closing the socket
     error: str = "model runner has unexpectedly stopped"
     delay: float = 0.0                          # seconds before the response starts
+    chunk_delay: float = 0.0                    # seconds between streamed chunks (a slow or stalling model)
     status: int = 200                           # non-200: reply {"error": error} with this status
 
 
@@ -149,6 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
         for index, chunk in enumerate(reply.chunks):
             if reply.break_after is not None and index == reply.break_after:
                 return self._break(reply)
+            if index and reply.chunk_delay and self.script.stopping.wait(reply.chunk_delay):
+                return None
             self._send_line(_chat_part(model, chunk, done=False))
         if reply.break_after is not None and reply.break_after >= len(reply.chunks):
             return self._break(reply)
@@ -216,7 +219,7 @@ class OllamaDouble:
 
     def enqueue(self, reply: str | Sequence[str], **behaviour: Any) -> None:
         """Queue the next /api/chat reply: a string, or the list of chunks to stream.
-        `behaviour`: break_after, break_with, error, delay, status (see ScriptedReply)."""
+        `behaviour`: break_after, break_with, error, delay, chunk_delay, status (see ScriptedReply)."""
         chunks = (reply,) if isinstance(reply, str) else tuple(reply)
         with self._script.lock:
             self._script.replies.append(ScriptedReply(chunks=chunks, **behaviour))

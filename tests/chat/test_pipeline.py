@@ -170,3 +170,22 @@ def test_a_place_in_the_question_prices_the_code_in_that_locality(backends):
     assert local[0].payment_nonfac != national.payment_nonfac      # GPCI-adjusted, not the national amount
     assert valuation.plan.places and "Seattle" not in valuation.plan.summary() or "SEATTLE" in valuation.plan.summary()
     assert f"${local[0].payment_nonfac}" in prose(events)
+
+
+@pytest.mark.parametrize("stall", ["first token never comes", "tokens stop mid-answer"])
+def test_a_stalled_model_ends_within_the_deadline_with_a_complete_answer(backends, ollama_double, stall):
+    import time
+    settings = backends.settings.model_copy(update={"llm_first_token_timeout": 1.0, "llm_answer_timeout": 3.0})
+    if stall == "first token never comes":
+        ollama_double.enqueue("never", delay=30.0)
+    else:
+        ollama_double.enqueue(["G0556 pays $16.37 non-facility in CY2026 [PFS CY2026 RVU26C]. ", "And then"],
+                              chunk_delay=30.0)
+    started = time.monotonic()
+    events = run(APCM, dataclasses.replace(backends, settings=settings, model=model_for(ollama_double, timeout=60)))
+    assert time.monotonic() - started < 20                   # 3 s deadline + the deterministic answer
+    warning = next(e for e in events if isinstance(e, WarningEvent) and e.kind == "model_error")
+    assert "within" in warning.message and events[-1].writer == "deterministic"
+    assert isinstance(events[0], ValuationEvent) and isinstance(events[-2], SourcesEvent)
+    assert "No language model wrote this answer" in prose(events) and "And then" not in prose(events)
+    assert ollama_double.chat_requests()[-1].body["options"] == {"num_ctx": 8192, "num_predict": 512}

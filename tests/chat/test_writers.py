@@ -240,3 +240,36 @@ def test_deterministic_output_always_passes_the_guard(rows, unpriced):
     newest = newest_rows(rows + [PROPOSED_2027])
     base = {r.hcpcs for r in newest if not r.mod}         # modifier rows are stated only for codes without a base row
     assert text.count(" has ") >= len([r for r in newest if not r.mod or r.hcpcs not in base])   # none dropped
+
+
+# --- deadlines and the prompt budget ---------------------------------------------------------------
+
+def test_a_first_token_that_never_comes_ends_at_the_deadline(ollama_double):
+    import time
+    ollama_double.enqueue("late", delay=5.0)
+    started = time.monotonic()
+    with pytest.raises(ModelError, match="did not start answering within 0.5 s"):
+        list(_writer(ollama_double, timeout=30).stream(MESSAGES, first_token_s=0.5, total_s=10))
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_stream_that_stalls_ends_at_the_answer_deadline(ollama_double):
+    import time
+    ollama_double.enqueue(["G0556 pays ", "$15.20 ", "[PFS CY2025 RVU25D]."], chunk_delay=1.5)
+    received, started = [], time.monotonic()
+    with pytest.raises(ModelError, match="did not finish its answer within 2 s"):
+        for chunk in _writer(ollama_double, timeout=30).stream(MESSAGES, first_token_s=5, total_s=2):
+            received.append(chunk)
+    assert received and time.monotonic() - started < 3.5
+
+
+def test_budget_options_are_sent_and_the_prompt_fits(ollama_double):
+    from carenav_core.chat.budget import messages_tokens
+    from carenav_core.chat.prompt import fit_prompt
+    many = [replace(EXCERPT, label=f"[89 FR 97860 ¶{i}]", text=EXCERPT.text * 8) for i in range(40)]
+    messages, dropped = fit_prompt(QUESTION, many, [G0556], [], prompt_tokens=2048 - 384)
+    assert 0 < dropped < 40 and messages_tokens(messages) <= 2048 - 384
+    assert "[PFS CY2025 RVU25D]" in messages[1]["content"] and "[89 FR 97860 ¶0]" in messages[1]["content"]
+    ollama_double.enqueue("ok.")
+    list(_writer(ollama_double).stream(messages, {"num_ctx": 2048, "num_predict": 384}))
+    assert ollama_double.chat_requests()[-1].body["options"] == {"temperature": 0, "num_ctx": 2048, "num_predict": 384}
