@@ -1,20 +1,22 @@
-"""Retrieval benchmark: recall@5 of vector-only, keyword-only and hybrid search on the labelled
-queries; chunks embedded per second; retrieval p50/p95 on the real corpus and on 100,000
-synthetic chunks (HNSW) against exact brute force over the same vectors; embedded server cold
-and warm start.
+"""Retrieval benchmark: recall@5, MRR and nDCG@10 of vector-only, keyword-only and hybrid search on
+the labelled queries (data/eval/retrieval_queries.toml), held-out half and tuning half separately,
+for the product's ranking and for each issue-12 step switched off; chunks embedded per second;
+retrieval p50/p95 on the real corpus and on 100,000 synthetic chunks (HNSW) against exact brute
+force over the same vectors; embedded server cold and warm start.
 
     CARENAV_MIRROR=../shared/data python bench/bench_retrieval.py [--synthetic 100000] [--skip-build]
+    CARENAV_MIRROR=../shared/data python bench/bench_retrieval.py --quality-only --skip-build
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -22,39 +24,47 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from carenav_core.retrieval.search import retrieve  # noqa: E402
+from carenav_core.retrieval.labelled import Figures, LabelledQuery, load_labelled, score  # noqa: E402
+from carenav_core.retrieval.search import RANKING, Ranking, retrieve  # noqa: E402
 from carenav_core.retrieval.store import Store  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
-QUERIES = ROOT / "data" / "eval" / "retrieval_queries.toml"
 
-
-def load_queries(path: Path = QUERIES) -> list[dict]:
-    """The labelled queries: question, documents, answers (phrases of the answering chunks)."""
-    return tomllib.loads(path.read_text(encoding="utf-8"))["query"]
-
-
-def recall_of(hits, answers: list[str], relevant_total: int, k: int) -> float:
-    """|relevant in top k| / min(k, relevant chunks in the index)."""
-    found = sum(1 for h in hits[:k] if any(a in h.text for a in answers))
-    return found / max(1, min(k, relevant_total))
-
-
-def relevant_count(store: Store, answers: list[str]) -> int:
+def chunk_texts(store: Store) -> dict[str, str]:
+    """label -> text of every `rules` chunk (groups near-duplicate relevant paragraphs)."""
     from sqlalchemy import text
     with store.engine.connect() as conn:
-        return conn.execute(text("SELECT count(*) FROM chunks WHERE collection = 'rules' AND ("
-                                 + " OR ".join(f"strpos(text, :a{i}) > 0" for i in range(len(answers))) + ")"),
-                            {f"a{i}": a for i, a in enumerate(answers)}).scalar()
+        return dict(conn.execute(text("SELECT label, text FROM chunks WHERE collection = 'rules'")).all())
 
 
-def recall_at(store: Store, queries: list[dict], mode: str, k: int = 5) -> float:
-    """Mean recall@k of one ranker over the queries."""
-    scores = []
-    for q in queries:
-        hits = retrieve(store, q["question"], k, ("rules",), mode=mode).hits
-        scores.append(recall_of(hits, q["answers"], relevant_count(store, q["answers"]), k))
-    return statistics.mean(scores)
+def quality(store: Store, queries: tuple[LabelledQuery, ...], mode: str, split: str,
+            ranking: Ranking = RANKING, texts: dict[str, str] | None = None) -> Figures:
+    """recall@5, MRR and nDCG@10 of one ranker on one split ("heldout", "tuning" or "all")."""
+    def rank(question: str) -> list[str]:
+        return [h.label for h in retrieve(store, question, 10, ("rules",), mode=mode, ranking=ranking).hits]
+    return score(queries, rank, chunk_texts(store) if texts is None else texts, split)
+
+
+# Each issue-12 step switched off in turn (ablations), and all of them off (fusion only).
+ABLATIONS = {"no speaker-role weight": {"comment_factor": 1.0}, "no rule-year boost": {"rule_factor": 1.0},
+             "no query expansion": {"expand": False, "expand_vector": False}, "no duplicate removal": {"dedup": False},
+             "no comment/response pairing": {"pair": False}}
+
+
+def bench_quality(store: Store, queries: tuple[LabelledQuery, ...]) -> None:
+    """The labelled-set figures: three rankers with the product ranking, then the ablations (hybrid)."""
+    texts = chunk_texts(store)
+    print(f"labelled queries: {sum(q.split == 'heldout' for q in queries)} held-out, "
+          f"{sum(q.split == 'tuning' for q in queries)} tuning ({sum(q.negative for q in queries)} negatives, "
+          "which have no relevant paragraph and are left out of the means)")
+    for mode in ("vector", "keyword", "hybrid"):
+        for split in ("heldout", "tuning"):
+            print(quality(store, queries, mode, split, texts=texts).line(f"{mode} (product ranking)"))
+    variants = {"fusion only (issue-12 steps off)": Ranking()} | {
+        name: dataclasses.replace(RANKING, **change) for name, change in ABLATIONS.items()}
+    for name, ranking in variants.items():
+        for split in ("heldout", "tuning"):
+            print(quality(store, queries, "hybrid", split, ranking, texts).line(f"hybrid, {name}"))
 
 
 def _percentiles(samples: list[float]) -> str:
@@ -62,15 +72,15 @@ def _percentiles(samples: list[float]) -> str:
     return f"p50 {ms[len(ms) // 2]:.1f} ms, p95 {ms[int(len(ms) * 0.95) - 1]:.1f} ms"
 
 
-def bench_real_corpus(store: Store, queries: list[dict]) -> None:
+def bench_real_corpus(store: Store, queries: tuple[LabelledQuery, ...]) -> None:
     """Latency of one question: query embedding, then hybrid SQL vs exact cosine scan."""
     from carenav_core.retrieval.search import exact_search
     embedder = store.embedder
     timings: dict[str, list[float]] = {"query embedding": [], "hybrid retrieve": [], "exact scan": []}
     for q in queries * 3:
-        for label, run in (("query embedding", lambda: embedder.embed_query(q["question"])),
-                           ("hybrid retrieve", lambda: retrieve(store, q["question"], 5, ("rules",))),
-                           ("exact scan", lambda: exact_search(store, "rules", q["question"], 5))):
+        for label, run in (("query embedding", lambda: embedder.embed_query(q.question)),
+                           ("hybrid retrieve", lambda: retrieve(store, q.question, 5, ("rules",))),
+                           ("exact scan", lambda: exact_search(store, "rules", q.question, 5))):
             forget = getattr(getattr(embedder, "_query", None), "cache_clear", None)
             if forget:
                 forget()            # time the model run, not the product's query-embedding cache
@@ -178,6 +188,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--synthetic", type=int, default=100_000)
     parser.add_argument("--skip-build", action="store_true", help="use the existing index as is")
+    parser.add_argument("--quality-only", action="store_true", help="only the labelled-set figures and latency")
     args = parser.parse_args()
     settings = Settings()
     store = Store(settings)
@@ -187,11 +198,12 @@ def main() -> None:
         report = index_documents(settings, store, progress=TerminalProgress())
         print(f"indexed {report.documents} documents: {report.chunks_embedded} chunks embedded at "
               f"{report.chunks_per_second:.1f} chunks/s")
-    bench_embedding(store)
-    queries = load_queries()
-    for mode in ("vector", "keyword", "hybrid"):
-        print(f"recall@5 {mode:8s} ({len(queries)} queries): {recall_at(store, queries, mode):.3f}")
+    queries = load_labelled()
+    bench_quality(store, queries)
     bench_real_corpus(store, queries)
+    if args.quality_only:
+        return
+    bench_embedding(store)
     bench_server_start()
     if args.synthetic:
         bench_synthetic(store, args.synthetic)

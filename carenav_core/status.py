@@ -8,6 +8,7 @@ from sqlalchemy import text
 
 from carenav_core.llm import probe
 from carenav_core.pfs.valuation import open_reader
+from carenav_core.retrieval.progress import eta_words, index_progress, progress_note
 from carenav_core.retrieval.store import STORE_ERRORS, Store
 from carenav_core.settings import Settings
 
@@ -63,9 +64,18 @@ def store_status(store: Store) -> list[StatusItem]:
     return items
 
 
+def rule_text_status(store: Store) -> StatusItem:
+    """Whether the rule-text index is complete (answers carry a note until it is)."""
+    progress = index_progress(store)
+    if progress.complete:
+        return StatusItem(name="Rule text", ok=True, detail=f"complete: {progress.total:,} paragraphs")
+    eta = f"; ETA {eta_words(progress.eta_seconds)}" if progress.running else ""
+    return StatusItem(name="Rule text", ok=False, detail=f"{progress_note(progress)}{eta}")
+
+
 def backend_status(settings: Settings, store: Store) -> list[StatusItem]:
     """Every backend's status; never raises for a backend that is down."""
-    return [fee_db_status(settings), *store_status(store), model_status(settings)]
+    return [fee_db_status(settings), *store_status(store), rule_text_status(store), model_status(settings)]
 
 
 def store_documents(store: Store) -> list[dict]:

@@ -1,4 +1,5 @@
-"""`carenav search QUESTION [--k N] [--json] [--since DATE]` and `carenav index [--force]`."""
+"""`carenav search QUESTION [--k N] [--json] [--since DATE]` and
+`carenav index [--force] [--background | --status] [--quiet]`."""
 from __future__ import annotations
 
 import argparse
@@ -8,8 +9,10 @@ from dataclasses import asdict
 from datetime import date
 
 from carenav_core.codes.detect import detect
-from carenav_core.progress import TerminalProgress
-from carenav_core.retrieval.index import index_documents
+from carenav_core.progress import TerminalProgress, silent
+from carenav_core.retrieval.background import index_log, start_background_index
+from carenav_core.retrieval.index import IndexBusyError, index_documents
+from carenav_core.retrieval.progress import eta_words, index_progress, progress_note
 from carenav_core.retrieval.search import code_cited, merge, retrieve
 from carenav_core.retrieval.store import Store
 from carenav_core.settings import Settings
@@ -26,6 +29,9 @@ def register(subparsers) -> None:
     search.set_defaults(func=run_search)
     index = subparsers.add_parser("index", help="embed the Federal Register documents into the store")
     index.add_argument("--force", action="store_true", help="re-embed everything (e.g. after changing embedder)")
+    index.add_argument("--background", action="store_true", help="start indexing in a separate process and return")
+    index.add_argument("--status", action="store_true", help="print how far the rule-text index is, and return")
+    index.add_argument("--quiet", action="store_true", help="no progress bar (the background indexer)")
     index.set_defaults(func=run_index)
 
 
@@ -35,10 +41,11 @@ def run_search(args: argparse.Namespace, settings: Settings) -> int:
     try:
         retrieved = retrieve(store, args.question, args.k, ("rules",), since=args.since)
         found = merge(retrieved, code_cited(store, list(detect(args.question).explicit), args.cited))
+        note = progress_note(index_progress(store))
     finally:
         store.close()
     hits = found.hits
-    for warning in found.warnings:
+    for warning in found.warnings + ((note,) if note else ()):
         print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(h) for h in hits], indent=2))
@@ -50,13 +57,34 @@ def run_search(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_index(args: argparse.Namespace, settings: Settings) -> int:
-    """Embed changed FR documents (all with --force)."""
+    """Embed changed FR documents (all with --force); or start that in the background; or report progress."""
+    if args.background:
+        child = start_background_index(settings, force=args.force)
+        print(f"rule text: indexing in the background (process {child.pid}; log {index_log(settings)}); "
+              "progress: `carenav index --status` or the Data page")
+        return 0
     store = Store(settings)
     try:
-        report = index_documents(settings, store, progress=TerminalProgress(), force=args.force)
+        if args.status:
+            return _print_status(store)
+        report = index_documents(settings, store, progress=silent if args.quiet else TerminalProgress(),
+                                 force=args.force)
+    except IndexBusyError as exc:
+        print(f"rule text: {exc}", file=sys.stderr)
+        return 0
     finally:
         store.close()
     print(f"rules: {report.documents} documents; embedded {len(report.embedded_documents)} "
           f"({report.chunks_embedded} chunks, {report.chunks_per_second:.1f}/s), "
           f"unchanged {len(report.unchanged_documents)}, removed {len(report.removed_documents)}")
     return 0
+
+
+def _print_status(store: Store) -> int:
+    progress = index_progress(store)
+    if progress.complete:
+        print(f"rule text complete: {progress.total:,} paragraphs")
+        return 0
+    pace = f"; {progress.rate:.1f} paragraphs/s, ETA {eta_words(progress.eta_seconds)}" if progress.rate else ""
+    print(f"{progress_note(progress)}{pace}")
+    return 0 if progress.running else 1

@@ -54,6 +54,9 @@ class OnnxMiniLM:
         options = onnxruntime.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
+        # Idle worker threads sleep instead of spinning: on a busy 2-core machine spinning threads take
+        # the CPU from the ones doing work (onnxruntime session option "session.intra_op.allow_spinning").
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         # Queries repeat (the screener derives one per program from a few intake answers): a model

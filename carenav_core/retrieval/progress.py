@@ -54,8 +54,8 @@ def advance(engine: Engine, collection: str, done: int) -> None:
 def finish_run(engine: Engine, collection: str, error: str | None = None) -> None:
     """Record the end of the run: complete when `error` is None."""
     with engine.begin() as conn:
-        conn.execute(text("""UPDATE index_runs SET finished_at = CASE WHEN :e IS NULL THEN now() END,
-            error = :e, updated_at = now() WHERE collection = :c"""), {"c": collection, "e": error})
+        conn.execute(text("""UPDATE index_runs SET finished_at = CASE WHEN CAST(:e AS text) IS NULL THEN now() END,
+            error = CAST(:e AS text), updated_at = now() WHERE collection = :c"""), {"c": collection, "e": error})
 
 
 _READ = text("""SELECT r.planned, r.done, r.total, r.started_at, r.updated_at, r.finished_at, r.error, now() AS now,

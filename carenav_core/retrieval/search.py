@@ -13,8 +13,10 @@ from typing import Literal
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import bindparam, text
 
-from carenav_core.codes.detect import detect
 from carenav_core.errors import StoreError
+from carenav_core.retrieval.chunk import COMMENT, RESPONSE
+from carenav_core.retrieval.dedup import drop_near_duplicates
+from carenav_core.retrieval.plan import QueryPlan, plan
 from carenav_core.retrieval.store import STORE_ERRORS, Store, check_collection, embedding_dimension
 
 log = logging.getLogger(__name__)
@@ -28,7 +30,29 @@ EF_SEARCH = 200     # pgvector 0.6 filters after the HNSW walk: look wider than 
 # at 0.5 the fusion reaches 0.54 (bench/bench_retrieval.py, full mirror corpus).
 WEIGHTS = {"hybrid": (0.5, 1.0), "vector": (1.0, 0.0), "keyword": (0.0, 1.0)}
 
-_COLUMNS = "c.id, c.collection, c.doc_id, c.label, c.heading, c.text, c.codes, c.page, c.published, c.metadata"
+
+@dataclass(frozen=True, kw_only=True)
+class Ranking:
+    """What the hybrid ranking does besides fusing the two rankers (issue 12). Every value was
+    chosen on the tuning half of data/eval/retrieval_queries.toml only; bench/bench_retrieval.py
+    reports the held-out half."""
+    vector_weight: float = WEIGHTS["hybrid"][0]   # weight of the vector ranks in the hybrid fusion
+    comment_factor: float = 1.0   # score multiplier for CMS's summaries of comments (prefer CMS's own words)
+    rule_factor: float = 1.0      # multiplier for chunks of the rule (year, kind) the question names
+    expand: bool = False          # add family names/definitions of the codes named to the keyword query
+    expand_vector: bool = False   # ... and to the text whose embedding is searched
+    dedup: bool = False           # drop near-duplicates of a better-ranked hit
+    pair: bool = False            # follow a comment summary with CMS's response to it
+
+
+# Chosen on the tuning half (bench/bench_retrieval.py; see bench/README.md): duplicate removal and
+# comment/response pairing each added recall, the named rule's boost a little (x3 best of 1.5/2/3);
+# down-weighting comment summaries (x0.5-0.85) and adding family names to the keyword query lost recall.
+RANKING = Ranking(dedup=True, pair=True, rule_factor=3.0)
+CANDIDATES = 4      # the SQL hands back k x CANDIDATES fused hits for duplicate removal and pairing
+
+_COLUMNS = ("c.id, c.collection, c.doc_id, c.seq, c.label, c.heading, c.text, c.codes, c.page, c.published, "
+            "c.metadata, c.role, c.pair_seq")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +74,9 @@ class Hit:
     codes: tuple[str, ...]
     score: float
     kind: str
+    role: str = ""                 # rules: cms_text | cms_response | comment_summary
+    seq: int = 0
+    pair_seq: int | None = None    # rules: the response to this comment, or the comment a response answers
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +92,8 @@ def _hit(row, score: float) -> Hit:
                document_number=meta.get("document_number", row.doc_id), rule_id=meta.get("rule_id", ""),
                title=meta.get("title", ""), published=row.published.isoformat() if row.published else "",
                heading=row.heading, page=row.page, citation=meta.get("citation", ""), url=meta.get("url", ""),
-               text=row.text, codes=tuple(row.codes or ()), score=float(score), kind=meta.get("kind", ""))
+               text=row.text, codes=tuple(row.codes or ()), score=float(score), kind=meta.get("kind", ""),
+               role=row.role or "", seq=row.seq, pair_seq=row.pair_seq)
 
 
 def _failed(action: str, exc: Exception) -> SearchResult:
@@ -101,29 +129,79 @@ WITH semantic AS (
     SELECT coalesce(s.id, k.id) AS id,
            coalesce(:wv / (:rrf + s.rank), 0.0) + coalesce(:wk / (:rrf + k.rank), 0.0) AS score
     FROM semantic s FULL OUTER JOIN keyword k ON s.id = k.id
+), weighted AS (
+    SELECT f.id, f.score
+        * CASE WHEN c.role = 'comment_summary' THEN :cf ELSE 1.0 END
+        * CASE WHEN (CAST(:ryear AS integer) IS NOT NULL OR CAST(:rkind AS text) IS NOT NULL)
+                AND (CAST(:ryear AS integer) IS NULL OR c.metadata->>'rule_year' = CAST(:ryear AS text))
+                AND (CAST(:rkind AS text) IS NULL OR c.metadata->>'kind' = CAST(:rkind AS text))
+               THEN :rf ELSE 1.0 END AS score
+    FROM fused f JOIN chunks c ON c.id = f.id WHERE f.score > 0
 )
-SELECT {_COLUMNS}, f.score FROM fused f JOIN chunks c ON c.id = f.id
-WHERE f.score > 0 ORDER BY f.score DESC, c.id LIMIT :k
+SELECT {_COLUMNS}, w.score FROM weighted w JOIN chunks c ON c.id = w.id
+ORDER BY w.score DESC, c.id LIMIT :limit
 """).bindparams(bindparam("qvec", type_=Vector()))
 
 
+def _parameters(store: Store, question: str, query: QueryPlan, k: int, collections: tuple[str, ...],
+                since: date | None, weights: tuple[float, float], ranking: Ranking) -> dict:
+    """Bind values of the hybrid statement for one question."""
+    expanded = f"{question} {query.expansion}" if ranking.expand and query.expansion else question
+    return {"qvec": store.embedder.embed_query(expanded if ranking.expand_vector else question),
+            "collections": list(collections), "since": since, "pool": max(POOL, k),
+            "tsq": keyword_query(expanded) or "''", "qcodes": list(query.codes),
+            "wv": weights[0], "wk": weights[1], "rrf": RRF_K, "limit": k * CANDIDATES,
+            "cf": ranking.comment_factor, "rf": ranking.rule_factor,
+            "ryear": query.rule_year, "rkind": query.rule_kind}
+
+
 def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], since: date | None = None,
-             mode: Literal["hybrid", "vector", "keyword"] = "hybrid") -> SearchResult:
-    """The `k` chunks of `collections` that best answer `question`, published on or after `since`.
-    `mode` keeps one ranker only (for evaluation)."""
-    weights = WEIGHTS[mode]
+             mode: Literal["hybrid", "vector", "keyword"] = "hybrid", ranking: Ranking = RANKING) -> SearchResult:
+    """The `k` chunks of `collections` that best answer `question`, published on or after `since`:
+    fused ranks weighted by speaker role and by the rule the question names, near-duplicates of a
+    better hit dropped, a comment summary followed by CMS's response. `mode` keeps one ranker only
+    (for evaluation)."""
     try:
         with store.engine.begin() as conn:
             _check(conn, collections, store.embedder)
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
-            rows = conn.execute(_HYBRID, {
-                "qvec": store.embedder.embed_query(question), "collections": list(collections),
-                "since": since, "pool": max(POOL, k), "tsq": keyword_query(question) or "''",
-                "qcodes": list(detect(question).explicit),
-                "wv": weights[0], "wk": weights[1], "rrf": RRF_K, "k": k}).all()
-        return SearchResult(hits=tuple(_hit(r, r.score) for r in rows))
+            weights = (ranking.vector_weight, WEIGHTS["hybrid"][1]) if mode == "hybrid" else WEIGHTS[mode]
+            rows = conn.execute(_HYBRID, _parameters(store, question, plan(question), k, collections, since,
+                                                     weights, ranking)).all()
+            hits = [_hit(r, r.score) for r in rows]
+            hits = drop_near_duplicates(hits, lambda h: h.text) if ranking.dedup else hits
+            hits = _with_responses(conn, hits[:k], k) if ranking.pair else hits[:k]
+        return SearchResult(hits=tuple(hits))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
         return _failed("rule-text search", exc)
+
+
+_RESPONSES = text(f"""SELECT {_COLUMNS} FROM chunks c
+WHERE c.collection = :collection AND c.doc_id = :doc_id AND c.seq = :seq""")
+
+
+def _response_to(conn, comment: Hit) -> Hit | None:
+    row = conn.execute(_RESPONSES, {"collection": comment.collection, "doc_id": comment.doc_id,
+                                    "seq": comment.pair_seq}).first()
+    return _hit(row, comment.score) if row is not None and row.role == RESPONSE else None
+
+
+def _with_responses(conn, hits: list[Hit], k: int) -> list[Hit]:
+    """Each comment summary followed by CMS's response to it (moved up, or fetched when not shown);
+    the list is cut back to `k`, and a comment left in the last place gives way to its response."""
+    shown = {(h.doc_id, h.seq): h for h in hits}
+    out: list[Hit] = []
+    for hit in hits:
+        if hit in out:
+            continue
+        out.append(hit)
+        if hit.role == COMMENT and hit.pair_seq is not None:
+            response = shown.get((hit.doc_id, hit.pair_seq)) or _response_to(conn, hit)
+            if response is not None and response not in out:
+                out.append(response)
+    if len(out) > k and out[k - 1].role == COMMENT and (out[k].doc_id, out[k].seq) == (out[k - 1].doc_id, out[k - 1].pair_seq):
+        out[k - 1] = out[k]
+    return out[:k]
 
 
 def _check(conn, collections: tuple[str, ...], embedder) -> None:

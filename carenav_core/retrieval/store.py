@@ -54,6 +54,28 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "CREATE INDEX chunks_collection_doc ON chunks (collection, doc_id, seq)",
         "CREATE INDEX chunks_codes_gin ON chunks USING gin (codes)",
         "CREATE INDEX chunks_tsv_gin ON chunks USING gin (tsv)")),
+    # Issue 12: who speaks in each paragraph, what is embedded with it, the comment/response pairs, and
+    # full text that weighs the paragraph (A) over its heading and context (B).
+    ("add_chunk_role_context_pair", (
+        "ALTER TABLE chunks ADD COLUMN role text NOT NULL DEFAULT 'cms_text'",
+        "ALTER TABLE chunks ADD COLUMN context text NOT NULL DEFAULT ''",
+        "ALTER TABLE chunks ADD COLUMN pair_seq integer",
+        "DROP INDEX chunks_tsv_gin",
+        "ALTER TABLE chunks DROP COLUMN tsv",
+        """ALTER TABLE chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
+            setweight(to_tsvector('english', text), 'A')
+            || setweight(to_tsvector('english', context || ' ' || coalesce(heading, '')), 'B')) STORED""",
+        "CREATE INDEX chunks_tsv_gin ON chunks USING gin (tsv)")),
+    ("create_index_runs", ("""
+        CREATE TABLE index_runs (
+            collection text PRIMARY KEY,
+            planned integer NOT NULL,
+            done integer NOT NULL,
+            total integer NOT NULL,
+            started_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL,
+            finished_at timestamptz,
+            error text)""",)),
 )
 
 

@@ -70,7 +70,7 @@ def run_build(settings: Settings, force: bool = False) -> None:
     def progress(done: int, total: int, message: str) -> None:
         bar.progress(min(done / total, 1.0) if total else 1.0, text=message)
     try:
-        st.success("\n\n".join(build_all(settings, app_store(settings), progress, force=force)))
+        st.success("\n\n".join(build_all(settings, app_store(settings), progress, force=force, background=True)))
     except CareNavError as exc:
         st.error(f"The build failed and nothing was replaced: {exc}")
 

@@ -53,3 +53,44 @@ def test_real_excerpt_chunks_have_unique_labels_and_bounded_size():
     assert len({c.label for c in chunks}) == len(chunks) > 300
     assert max(len(c.text.split()) for c in chunks) <= MAX_WORDS + 60  # one very long sentence may overflow
     assert {"G0556", "G0557", "G0558"} <= {code for c in chunks for code in c.codes}
+
+
+def _words(n: int, word: str = "w") -> str:
+    return " ".join([word] * n)
+
+
+def test_speaker_roles_follow_comment_and_response_markers_until_the_decision():
+    chunks = chunk_document(DOC, (
+        _p("We proposed to require consent. " + _words(40)),
+        _p("We received public comments on these proposals. The following is a summary of the comments we "
+           "received and our responses. Comment: Commenters asked whether consent may be verbal. " + _words(40)),
+        _p("Other commenters disagreed with the proposal. " + _words(40)),
+        _p("Response: Verbal consent is enough. " + _words(40)),
+        _p("For these reasons a new consent is needed. " + _words(40)),
+        _p("After consideration of public comments, we are finalizing as proposed. " + _words(40)),
+        _p("Comment: Under a new heading. " + _words(40), heading=("G. ECM", "(2) Visit")),
+        _p("A plain paragraph of the new section. " + _words(40), heading=("G. ECM", "(3) Access"))))
+    assert [c.role for c in chunks] == ["cms_text", "comment_summary", "comment_summary", "cms_response",
+                                        "cms_response", "cms_text", "comment_summary", "cms_text"]
+    # both comment paragraphs point at the response; the response and its continuation at the first comment
+    assert [c.pair_seq for c in chunks] == [None, 3, 3, 1, 1, None, None, None]
+    assert chunks[3].context == "G. ECM\nComment: Commenters asked whether consent may be verbal. " + \
+        " ".join(_words(40).split()[:22]) + " ..."
+    assert chunks[3].embed_text.startswith("G. ECM\nComment: Commenters asked") and chunks[3].embed_text.endswith(
+        chunks[3].text)
+    assert chunks[0].context == "G. ECM" and chunks[0].metadata["rule_year"] == 2025   # from "CY 2025 PFS final rule"
+
+
+def test_real_excerpt_consent_exchange_is_paired_hand_checked():
+    # 2024-25382.II-G.frag.xml, (1) Beneficiary Consent: "Comment: Most commenters were generally supportive"
+    # [89 FR 97880 ¶7] is answered by "Response: We thank commenters" [¶8] and its continuation "For these
+    # reasons, we do not believe that a patient's previous consent for CCM" [¶9]; "After consideration of
+    # public comments, we are finalizing as proposed that patient consent" [¶10] is CMS's decision.
+    text = (PG_MIRROR / DOC.mirror_file).read_text(encoding="utf-8")
+    by_label = {c.label: c for c in chunk_document(DOC, parse_fr_xml(text))}
+    comment, response, more, decision = (by_label[f"[89 FR 97880 ¶{n}]"] for n in (7, 8, 9, 10))
+    assert (comment.role, response.role, more.role, decision.role) == (
+        "comment_summary", "cms_response", "cms_response", "cms_text")
+    assert comment.pair_seq == response.seq and response.pair_seq == more.pair_seq == comment.seq
+    assert "Comment: Most commenters were generally supportive" in response.context
+    assert response.context.startswith("c. APCM Service Elements and Practice-Level Capabilities > (1) Beneficiary Consent")

@@ -15,8 +15,11 @@ EXPECTED_COLUMNS = {
                   ("chunk_count", "integer"), ("indexed_at", "timestamp with time zone")],
     "chunks": [("id", "bigint"), ("collection", "text"), ("doc_id", "text"), ("seq", "integer"),
                ("label", "text"), ("heading", "text"), ("text", "text"), ("codes", "text[]"),
-               ("page", "integer"), ("published", "date"), ("metadata", "jsonb"), ("tsv", "tsvector"),
-               ("embedding", "vector(384)")],
+               ("page", "integer"), ("published", "date"), ("metadata", "jsonb"), ("role", "text"),
+               ("context", "text"), ("pair_seq", "integer"), ("tsv", "tsvector"), ("embedding", "vector(384)")],
+    "index_runs": [("collection", "text"), ("planned", "integer"), ("done", "integer"), ("total", "integer"),
+                   ("started_at", "timestamp with time zone"), ("updated_at", "timestamp with time zone"),
+                   ("finished_at", "timestamp with time zone"), ("error", "text")],
 }
 EXPECTED_INDEXES = {
     "chunks_pkey": "btree (id)", "chunks_collection_label_key": "btree (collection, label)",
