@@ -189,7 +189,8 @@ def report(n: int, results: dict, idle: float, rss: PeakRss, wall: float, cpu: f
     d50, d95 = percentiles(results["done"])
     per_session = (rss.peak - idle) / n
     print(f"| {n} | {len(results['table'])} | {len(results['errors'])} | {t50:5.2f} / {t95:5.2f} | "
-          f"{d50:5.2f} / {d95:5.2f} | {idle:6.0f} -> {rss.peak:6.0f} | {per_session:7.1f} | {cpu:4.0f}% | {wall:6.1f} |")
+          f"{d50:5.2f} / {d95:5.2f} | {idle:6.0f} -> {rss.peak:6.0f} | {per_session:7.1f} | {cpu:4.0f}% "
+          f"| {wall:6.1f} |")
     for error in results["errors"][:5]:
         print(f"|    error: {error}")
 

@@ -4,7 +4,7 @@ PostgreSQL 15 and no pgvector package). It listens on a loopback TCP port with p
 authentication, and has a `carenav` role (not a superuser) owning a `carenav` database in which the
 superuser created the `vector` extension, as a DBA would for a team deployment.
 
-    eval "$(python -m tests.deploy.pg_server start DIR)"   # exports CARENAV_TEST_DATABASE_URL, CARENAV_TEST_PG_SERVER_DIR
+    eval "$(python -m tests.deploy.pg_server start DIR)"   # CARENAV_TEST_DATABASE_URL, CARENAV_TEST_PG_SERVER_DIR
     python -m tests.deploy.pg_server stop DIR
     python -m tests.deploy.pg_server restart DIR           # start again on the same port (used by tests)
 

@@ -2,7 +2,7 @@
 pointing at a local OpenID Connect provider (PyPI `oidc-provider-mock`, on loopback), an allow-list of
 one e-mail domain. An allowed analyst gets in, an account of another domain is refused, sign-out
 (through the provider's end-session endpoint) leaves the app asking to sign in again.
-Screenshots go to tests/artifacts/ (sign_in_allowed.png, sign_in_refused.png)."""
+Screenshots go to tests/artifacts/ (sign_in_prompt.png, sign_in_allowed.png, sign_in_refused.png)."""
 from __future__ import annotations
 
 import os
@@ -87,11 +87,13 @@ def loopback_only(context) -> None:
                   else route.abort())
 
 
-def sign_in(page, app: str, provider: str, account: str) -> None:
+def sign_in(page, app: str, provider: str, account: str, screenshot: str | None = None) -> None:
     from playwright.sync_api import expect
     page.goto(app)
     expect(page.get_by_text("Sign in with your company account")).to_be_visible(timeout=60_000)
     assert not page.locator('[data-testid="stSidebarNav"]').count(), "no page is reachable before sign-in"
+    if screenshot:
+        page.screenshot(path=str(ARTIFACTS / screenshot))
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(provider + "/oauth2/authorize**", timeout=30_000)
     page.fill('input[name="sub"]', account)
@@ -107,7 +109,7 @@ def test_allowed_analyst_signs_in_and_out(signed_app, provider):
         context = chromium.new_context(viewport={"width": 1400, "height": 900})
         loopback_only(context)
         page = context.new_page()
-        sign_in(page, signed_app, provider, ALLOWED)
+        sign_in(page, signed_app, provider, ALLOWED, screenshot="sign_in_prompt.png")
         expect(page.get_by_text(f"Signed in as {ALLOWED}")).to_be_visible(timeout=60_000)
         expect(page.get_by_placeholder("Ask about Medicare PFS valuation…")).to_be_visible(timeout=60_000)
         assert "Data" in page.locator('[data-testid="stSidebarNav"]').inner_text()
