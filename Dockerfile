@@ -12,8 +12,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
-# Runtime dependencies only: the "# Runtime" block of requirements.txt (tests and the editable
-# install of the project are left out of the image).
+# Runtime dependencies only: the "# Runtime" block of requirements.txt (the test tools are left out).
 COPY requirements.txt ./
 RUN sed -n '/^# Runtime/,/^# Tests/p' requirements.txt | grep -v '^#' > /tmp/runtime.txt \
     && pip install --no-compile -r /tmp/runtime.txt \
@@ -24,7 +23,8 @@ COPY carenav_core ./carenav_core
 COPY views ./views
 COPY data ./data
 COPY .streamlit/config.toml ./.streamlit/config.toml
-RUN pip install --no-deps --no-compile . \
+# Editable, like requirements.txt: the `carenav` command then reads /app/data (sources, rules, corpus).
+RUN pip install --no-deps --no-compile -e . \
     && useradd --create-home --uid 10001 --user-group carenav \
     && mkdir -p /var/lib/carenav \
     && chown -R carenav:carenav /var/lib/carenav /app/data
