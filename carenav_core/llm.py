@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 2.0   # seconds GET /api/tags may take before we write without a model
 TRANSPORT_ERRORS = (ollama.ResponseError, ConnectionError, httpx.TransportError)
+HEARTBEAT = 1.0       # seconds: a deadline-bound stream yields "" this often while it waits for the model
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +86,8 @@ class ModelClient:
         """Content chunks of a streamed chat reply. ModelError when the request or the stream fails
         (including a stream that ends before its final ``done`` line), or when the first chunk takes longer
         than `first_token_s` or the whole reply longer than `total_s` seconds (deadlines are enforced here,
-        client-side; the request's connection is then closed so the server can stop)."""
+        client-side; the request's connection is then closed so the server can stop). With a deadline, an
+        empty chunk comes every HEARTBEAT seconds while the model has not sent anything new."""
         if first_token_s is None and total_s is None:
             yield from self._retrying(messages, options, self.client)
             return
@@ -128,10 +130,13 @@ class ModelClient:
                 limit = first_token_s if first else total_s
                 remaining = None if limit is None else max(limit - (time.monotonic() - started), 0.0)
                 try:
-                    kind, item = chunks.get(timeout=remaining)
+                    kind, item = chunks.get(timeout=HEARTBEAT if remaining is None else min(remaining, HEARTBEAT))
                 except queue.Empty:
-                    what = "start answering" if first else "finish its answer"
-                    raise ModelError(f"{self.name} did not {what} within {limit:g} s", retryable=False) from None
+                    if remaining is not None and remaining <= HEARTBEAT:
+                        what = "start answering" if first else "finish its answer"
+                        raise ModelError(f"{self.name} did not {what} within {limit:g} s", retryable=False) from None
+                    yield ""            # a heartbeat: still waiting (callers may show progress)
+                    continue
                 if kind == "end":
                     return
                 if kind == "error":

@@ -90,8 +90,23 @@ def _card(card: Card) -> None:
         st.markdown("**Sources**\n" + "\n".join(links))
 
 
+def _writer_note(report: Report) -> str:
+    """Which writer wrote the explanations, and what happened to the model's attempts, in plain words."""
+    if report.writer == "model":
+        note = "The explanations were written by a language model and checked against the rules and documents."
+    else:
+        note = "The explanations were written from the rules and program documents (no language model)."
+    if report.rejections:
+        note += (f" The language model's reply was set aside {len(report.rejections)} time(s): it named a program "
+                 "that was not a candidate, described coverage without citing a program document, cited a "
+                 "document of another program, or was not in the required format." if report.writer != "model"
+                 else f" Its first reply was set aside ({len(report.rejections)} problem(s)) and it answered again.")
+    return note
+
+
 def _render(report: Report) -> None:
     st.info(report.disclaimer)
+    st.caption(_writer_note(report))
     for notice in report.notices:
         st.warning(f"Figure not on file: {notice}")
     for warning in report.warnings:
@@ -137,8 +152,10 @@ answers = submitted if submitted is not None else params_to_answers(url)
 if answers:
     try:
         settings = app_settings()
-        report = run_screen(normalize(answers), on=on, search=program_search(app_store(settings)),
-                            model=app_model(settings))
+        model = app_model(settings)
+        with st.spinner("Screening: rules, program documents" + (", then the language model's explanation "
+                                                                   "(checked before it is shown)…" if model else "…")):
+            report = run_screen(normalize(answers), on=on, search=program_search(app_store(settings)), model=model)
     except CareNavError as exc:
         st.error(f"The answers could not be screened: {exc}")
     else:

@@ -107,33 +107,44 @@ def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
 
 # --- the asked figures ----------------------------------------------------------------------------
 
-def _signed(value: Decimal, percent: Decimal | None, unit: str = "$") -> str:
-    amount = f"{'+' if value >= 0 else '−'}{unit}{abs(value)}"
+def _amount(figure: Figure, value: Decimal) -> str:
+    return f"${value}" if figure.money else f"{value}"
+
+
+def _signed(figure: Figure, value: Decimal, percent: Decimal | None) -> str:
+    amount = f"{'+' if value >= 0 else '−'}{_amount(figure, abs(value))}"
     return amount + (f" ({'+' if percent >= 0 else '−'}{abs(percent)}%)" if percent is not None else "")
 
 
 def _comparison(figure: Figure) -> str:
     first, second = figure.codes
+    verb, what = ("pays", f"in the {figure.setting} setting") if figure.money else ("has", f"{figure.setting}s")
     if figure.value == 0:
-        return f"{first} and {second} pay the same {figure.setting} amount, {_money(figure.inputs[0])} {figure.label}."
-    more = "more" if figure.value > 0 else "less"
+        return (f"{first} and {second} have the same {figure.setting} amount, "
+                f"{_amount(figure, figure.inputs[0])} {figure.label}.")
+    more = "more" if figure.value > 0 else "less" if figure.money else "more" if figure.value > 0 else "fewer"
     share = f", {abs(figure.percent)}% {more}" if figure.percent is not None else ""
-    return (f"{first} pays {_money(abs(figure.value))} {more} than {second} in the {figure.setting} setting "
-            f"({_money(figure.inputs[0])} vs {_money(figure.inputs[1])}{share}) {figure.label}.")
+    middle = (f"{verb} {_amount(figure, abs(figure.value))} {more} than {second} {what}" if figure.money
+              else f"has {abs(figure.value)} {more} {what} than {second}")
+    return (f"{first} {middle} ({_amount(figure, figure.inputs[0])} vs {_amount(figure, figure.inputs[1])}{share}) "
+            f"{figure.label}.")
 
 
 def _change(figure: Figure) -> str:
     years = re.findall(r"CY(\d{4})", figure.label)
     span = f"from CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else ""
     stage = " (proposed)" if "NPRM" in figure.label else ""
-    return (f"{figure.codes[0]}'s national {figure.setting} payment went {span}{stage} from {_money(figure.inputs[0])} "
-            f"to {_money(figure.inputs[1])}, a change of {_signed(figure.value, figure.percent)} {figure.label}.")
+    what = f"national {figure.setting} payment" if figure.money else figure.setting
+    return (f"{figure.codes[0]}'s {what} went {span}{stage} from {_amount(figure, figure.inputs[0])} "
+            f"to {_amount(figure, figure.inputs[1])}, a change of {_signed(figure, figure.value, figure.percent)} "
+            f"{figure.label}.")
 
 
 def _total(figure: Figure) -> str:
-    amounts = " + ".join(_money(a) for a in figure.inputs)
-    return (f"Billed together, {' and '.join(figure.codes)} pay {_money(figure.value)} in the {figure.setting} "
-            f"setting ({amounts}) {figure.label}.")
+    amounts = " + ".join(_amount(figure, a) for a in figure.inputs)
+    what = f"pay {_amount(figure, figure.value)} in the {figure.setting} setting" if figure.money else \
+        f"have {figure.value} {figure.setting}s"
+    return f"Billed together, {' and '.join(figure.codes)} {what} ({amounts}) {figure.label}."
 
 
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total}
@@ -278,6 +289,11 @@ class DeterministicWriter:
             yield line + "\n"
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        if Intent.POLICY in prepared.plan.intents:        # a rule question: the rule text answers it first
+            yield from self._how_valued(prepared, evidence)
+            yield from self._definitions(prepared)
+            yield from self._answer(prepared, evidence)
+            return
         yield from self._answer(prepared, evidence)
         yield from self._definitions(prepared)
         yield from self._how_valued(prepared, evidence)
@@ -306,14 +322,15 @@ class DeterministicWriter:
         terms, codes = _terms(prepared), set(prepared.plan.focus_codes)
         taken: list[set[str]] = []
         changes = proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
-        wanted = VALUATION_WORDS if prepared.rows else re.compile(r"\w")
+        policy = Intent.POLICY in prepared.plan.intents
+        wanted = VALUATION_WORDS if prepared.rows and not policy else re.compile(r"\w")
         valued = _pick(_candidates(prepared.sources, terms, codes, evidence, wanted),
                        self.max_quotes - len(changes), taken)
         if not valued and codes:        # nothing on valuation: what the rule text says of the codes themselves
             naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b")
             valued = _pick(_candidates(prepared.sources, set(), codes, evidence, naming), 2, taken)
         if valued or changes:
-            yield "\n" + ("How CMS valued them:" if prepared.rows else "What the rule text says:")
+            yield "\n" + ("How CMS valued them:" if prepared.rows and not policy else "What the rule text says:")
         yield from ("- " + q for q in valued + changes)
         if not valued and not changes and prepared.sources and not prepared.rows:
             yield from (f"- The {s.kind} published {s.published} is also relevant {s.label}."

@@ -24,6 +24,7 @@ class EventType(StrEnum):
     WARNING = "warning"
     SOURCES = "sources"
     DONE = "done"
+    PROGRESS = "progress"
 
 
 class WarningKind(StrEnum):
@@ -136,6 +137,14 @@ class WarningEvent(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProgressEvent(_Event):
+    """The model is still writing: seconds since it was asked, sentences shown so far (for a status line)."""
+    type: ClassVar[EventType] = EventType.PROGRESS
+    seconds: float
+    sentences: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class DoneEvent(_Event):
     """End of the answer: who wrote the prose ("ollama:llama3.2" or "deterministic") and which data it
     was computed from (fee-schedule build id, rule-text index version; "" when unknown)."""
@@ -146,4 +155,4 @@ class DoneEvent(_Event):
     index_version: str = ""
 
 
-ChatEvent = ValuationEvent | TokenEvent | SourcesEvent | WarningEvent | DoneEvent
+ChatEvent = ValuationEvent | TokenEvent | SourcesEvent | WarningEvent | ProgressEvent | DoneEvent

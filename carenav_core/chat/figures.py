@@ -36,6 +36,11 @@ class Figure:
     value: Decimal                 # dollars: difference, change or total
     percent: Decimal | None        # percent difference / change (None for totals or a zero base)
 
+    @property
+    def money(self) -> bool:
+        """Dollars (payments), or RVUs."""
+        return "RVU" not in self.setting
+
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
         found = [self.value, abs(self.value), *self.inputs]
@@ -64,7 +69,13 @@ def _percent(delta: Decimal, base: Decimal) -> Decimal | None:
 
 
 def _settings(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
-    both = (("non-facility", "payment_nonfac"), ("facility", "payment_fac"))
+    """(what, row field) pairs the figures compare: payments by setting, or an RVU the question names."""
+    if plan.measure == "work_rvu":
+        return (("work RVU", "work_rvu"),)
+    if plan.measure == "total_rvu":
+        both = (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))
+    else:
+        both = (("non-facility", "payment_nonfac"), ("facility", "payment_fac"))
     if plan.setting is Setting.NON_FACILITY:
         return both[:1]
     if plan.setting is Setting.FACILITY:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import time
 import unicodedata
 from datetime import date
 from typing import Iterator, Sequence
@@ -19,8 +20,8 @@ from typing import Iterator, Sequence
 import duckdb
 
 from carenav_core.backends import Backends, data_version
-from carenav_core.chat.events import (ChatEvent, DoneEvent, Source, SourcesEvent, TokenEvent, ValuationEvent,
-                                      WarningEvent, WarningKind, provenance_for)
+from carenav_core.chat.events import (ChatEvent, DoneEvent, ProgressEvent, Source, SourcesEvent, TokenEvent,
+                                      ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import QuestionPlan, plan_question
@@ -226,10 +227,16 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
 
 
 def _guarded(chunks: Iterator[str], guard: OutputGuard) -> Iterator[ChatEvent]:
-    withheld = 0
+    """Checked sentences as they complete; an empty chunk (the model client's heartbeat) becomes a
+    ProgressEvent so a page can say the model is still writing."""
+    withheld, shown, started = 0, 0, time.monotonic()
     for chunk in chunks:
+        if not chunk:
+            yield ProgressEvent(seconds=round(time.monotonic() - started, 1), sentences=shown)
+            continue
         for sentence in guard.feed(chunk):
             withheld += yield from _emit(sentence)
+            shown += 1
     for sentence in guard.flush():
         withheld += yield from _emit(sentence)
     return withheld

@@ -41,6 +41,11 @@ _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|c
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|fees|"
                      r"price|priced|cost|allowed)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+_POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
+                         r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
+                         re.IGNORECASE)
+_MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
+_MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
 _VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee)", re.IGNORECASE)
 
 
@@ -73,6 +78,7 @@ class QuestionPlan:
     proposed: bool                       # the question asks about a proposed rule
     setting: Setting
     intents: tuple[Intent, ...]
+    measure: str = "payment"             # what figures compare: "payment", "work_rvu" or "total_rvu"
     places: tuple[str, ...] = ()         # payment localities the question names (set once they are looked up)
     ambiguous_place: bool = False        # the place named matches several localities: all are shown
 
@@ -171,8 +177,10 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text):
         found.append(Intent.HOW_VALUED)
-    if _LOOKUP.search(text) or not found:
+    if _LOOKUP.search(text) or (not found and not _POLICY_ASK.search(text)):
         found.append(Intent.LOOKUP)
+    if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
+        found.append(Intent.POLICY)
     return tuple(dict.fromkeys(found))
 
 
@@ -189,6 +197,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=upper.find))
     family = tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
+    measure = "payment" if _LOOKUP.search(text) else (
+        "work_rvu" if _MEASURE_WORK.search(text) else "total_rvu" if _MEASURE_TOTAL.search(text) else "payment")
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since))
+                        intents=_intents(text, focus, years, since), measure=measure)

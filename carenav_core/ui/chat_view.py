@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from carenav_core.chat.answer import Answer
-from carenav_core.chat.events import ChatEvent, TokenEvent, ValuationEvent
+from carenav_core.chat.events import ChatEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
 from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
@@ -92,9 +92,9 @@ def render_valuation(event: ValuationEvent, key: str) -> None:
         st.caption(AMA_NOTICE)
 
 
-def render_after(answer: Answer) -> None:
-    """Warnings, who wrote the prose, and the Provenance and Sources expanders."""
-    for warning in answer.warnings:
+def render_after(answer: Answer, warnings: bool = True) -> None:
+    """Warnings (unless already shown live), who wrote the prose, and the Provenance and Sources expanders."""
+    for warning in answer.warnings if warnings else ():
         st.warning(warning.message)
     withheld = len(answer.withheld)
     st.caption(("Written by the deterministic writer: no language model wrote this answer."
@@ -132,32 +132,46 @@ def render_turn(answer: Answer, key: str) -> None:
 
 
 def render_live(question: str, events: Iterator[ChatEvent], key: str) -> Answer:
-    """Stream one answer: valuation before any token, prose through st.write_stream, then the rest.
-    Returns the folded Answer (kept in session state for reruns)."""
+    """Stream one answer: valuation before any token, a status line while the model works, warnings when
+    they happen, prose through st.write_stream, then the rest. Returns the folded Answer (kept for reruns)."""
     seen: list[ChatEvent] = []
     with st.chat_message("user"):
         st.markdown(plain(question))
     with st.chat_message("assistant"):
+        status = st.empty()
         for event in events:
             seen.append(event)
             if isinstance(event, TokenEvent):
                 break
-            if isinstance(event, ValuationEvent):
-                render_valuation(event, key)
+            _show_live(event, status, key)
         prose = st.empty()
         if seen and isinstance(seen[-1], TokenEvent):
             with prose.container():
-                st.write_stream(_tokens(seen, events))
+                st.write_stream(_tokens(seen, events, status))
+        status.empty()
         answer = Answer.from_events(question, seen)
         if answer.text:                  # the streamed prose again, its citations now links
             prose.markdown(linked(answer.text, citation_links(answer)))
-        render_after(answer)
+        render_after(answer, warnings=False)
     return answer
 
 
-def _tokens(seen: list[ChatEvent], events: Iterator[ChatEvent]) -> Iterator[str]:
+def _show_live(event: ChatEvent, status, key: str) -> None:
+    if isinstance(event, ValuationEvent):
+        render_valuation(event, key)
+    elif isinstance(event, WarningEvent):
+        st.warning(event.message)
+    elif isinstance(event, ProgressEvent):
+        shown = f"; {event.sentences} sentence(s) checked and shown" if event.sentences else ""
+        status.caption(f"The model is writing… {event.seconds:.0f} s{shown}. Each sentence appears once it "
+                       "has been checked.")
+
+
+def _tokens(seen: list[ChatEvent], events: Iterator[ChatEvent], status) -> Iterator[str]:
     yield seen[-1].text
     for event in events:
         seen.append(event)
         if isinstance(event, TokenEvent):
             yield event.text
+        else:
+            _show_live(event, status, "")
