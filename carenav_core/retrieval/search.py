@@ -45,9 +45,10 @@ class Ranking:
     pair: bool = False            # follow a comment summary with CMS's response to it
 
 
-# Chosen on the tuning half (bench/bench_retrieval.py; see bench/README.md): duplicate removal and
-# comment/response pairing each added recall, the named rule's boost a little (x3 best of 1.5/2/3);
-# down-weighting comment summaries (x0.5-0.85) and adding family names to the keyword query lost recall.
+# Chosen on the tuning half only (coordinate search with bench/bench_retrieval.py, full mirror corpus):
+# duplicate removal (recall@5 0.530 -> 0.532) and comment/response pairing (-> 0.540) added recall, the
+# named rule's boost a little (x3 -> 0.543; x1.5/x2 0.540); down-weighting comment summaries (x0.5-0.85:
+# 0.48-0.53) and adding family names to the keyword query (0.41) lost recall, so both stay off.
 RANKING = Ranking(dedup=True, pair=True, rule_factor=3.0)
 CANDIDATES = 4      # the SQL hands back k x CANDIDATES fused hits for duplicate removal and pairing
 
