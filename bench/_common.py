@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,3 +28,22 @@ def load_note() -> str:
 
 def verdict(ok: bool) -> str:
     return "target met" if ok else "TARGET NOT MET"
+
+
+CPU: dict[str, list[float]] = {}     # CPU ms per item and contender of the last `interleaved` run (this process)
+
+
+def interleaved(contenders: dict, items: list, repeat: int) -> dict[str, list[float]]:
+    """Wall-clock milliseconds per item for each contender, run item by item in rotation so that changes in
+    machine load hit every contender alike; this process's CPU milliseconds go to CPU."""
+    samples: dict[str, list[float]] = {name: [] for name in contenders}
+    for name in contenders:
+        CPU[name] = []
+    for _ in range(repeat):
+        for item in items:
+            for name, function in contenders.items():
+                started, cpu = time.perf_counter(), time.process_time()
+                function(item)
+                samples[name].append((time.perf_counter() - started) * 1000)
+                CPU[name].append((time.process_time() - cpu) * 1000)
+    return samples

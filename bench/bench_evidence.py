@@ -25,7 +25,7 @@ from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_note, percentiles, verdict  # noqa: E402
+from _common import CPU, interleaved, load_note, percentiles, verdict  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
@@ -128,23 +128,7 @@ def ours_evidence(con, store: Store, question: str, years: int):
     cited = code_cited(store, list(detection.codes), CITED_PER_CODE) if detection.codes else ()
     return rows, figures, cited
 
-CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
 
-
-def interleaved(contenders: dict, items: list, repeat: int) -> dict[str, list[float]]:
-    """Milliseconds per item for each contender, run item by item in rotation so that changes in
-    machine load hit every contender alike."""
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for name in contenders:
-        CPU[name] = []
-    for _ in range(repeat):
-        for item in items:
-            for name, function in contenders.items():
-                started, cpu = time.perf_counter(), time.process_time()
-                function(item)
-                samples[name].append((time.perf_counter() - started) * 1000)
-                CPU[name].append((time.process_time() - cpu) * 1000)
-    return samples
 
 
 def small_row_groups(path: Path, folder: Path, rows_per_group: int):

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_note, percentiles, verdict  # noqa: E402
+from _common import CPU, interleaved, load_note, percentiles, verdict  # noqa: E402
 
 import duckdb  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -114,22 +114,7 @@ def ours_code(con, code: str) -> list[dict]:
     return locality_records(locality_rows(con, [code]).rows)
 
 
-CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
 
-
-def interleaved(contenders: dict, items: list, repeat: int) -> dict[str, list[float]]:
-    """Wall ms per item per contender, item by item in rotation (load changes hit all alike); CPU ms in CPU."""
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for name in contenders:
-        CPU[name] = []
-    for _ in range(repeat):
-        for item in items:
-            for name, function in contenders.items():
-                started, cpu = time.perf_counter(), time.process_time()
-                function(item)
-                samples[name].append((time.perf_counter() - started) * 1000)
-                CPU[name].append((time.process_time() - cpu) * 1000)
-    return samples
 
 
 def claim_text(con, lines: int, seed: int = 11, pool: int = 0) -> str:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import load_note, percentiles, verdict  # noqa: E402
+from _common import CPU, interleaved, load_note, percentiles, verdict  # noqa: E402
 
 from carenav_core.llm import ModelClient  # noqa: E402
 from carenav_core.retrieval.store import Store  # noqa: E402
@@ -27,22 +27,7 @@ from carenav_core.screener.profile import normalize  # noqa: E402
 from carenav_core.eval.ollama_double import OllamaDouble  # noqa: E402
 from carenav_core.settings import Settings  # noqa: E402
 
-CPU: dict[str, list[float]] = {}     # this process's CPU ms per item (less sensitive to machine load)
 
-
-def interleaved(contenders: dict, families, repeat: int) -> dict[str, list[float]]:
-    """Milliseconds per family for each contender, in rotation family by family (load hits all alike)."""
-    samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for name in contenders:
-        CPU[name] = []
-    for _ in range(repeat):
-        for family in families:
-            for name, one in contenders.items():
-                started, cpu = time.perf_counter(), time.process_time()
-                one(family)
-                samples[name].append((time.perf_counter() - started) * 1000)
-                CPU[name].append((time.process_time() - cpu) * 1000)
-    return samples
 
 
 def line(label: str, samples: list[float], base: float, target: str = "") -> str:
