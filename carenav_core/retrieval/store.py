@@ -67,7 +67,7 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             || setweight(to_tsvector('english', context || ' ' || coalesce(heading, '')), 'B')) STORED""",
         "CREATE INDEX chunks_tsv_gin ON chunks USING gin (tsv)")),
     ("create_index_runs", ("""
-        CREATE TABLE index_runs (
+        CREATE TABLE IF NOT EXISTS index_runs (
             collection text PRIMARY KEY,
             planned integer NOT NULL,
             done integer NOT NULL,
