@@ -17,7 +17,8 @@ def session(**query) -> AppTest:
 
 
 def codes_shown(at: AppTest) -> list[set[str]]:
-    return [set(frame.value["hcpcs"]) for frame in at.dataframe]
+    """Per answer of the session, every code its tables hold (asked rows, family members, other years)."""
+    return [{r.hcpcs for r in turn.rows} for turn in at.session_state["turns"]]
 
 
 def questions(at: AppTest) -> list[str]:
