@@ -35,7 +35,8 @@ class WarningKind(StrEnum):
     RETRIEVAL = "retrieval"          # the rule-text store is down, empty or built by another embedder
     MODEL_DOWN = "model_down"        # a model server is configured but did not answer the probe
     MODEL_ERROR = "model_error"      # the model failed mid-answer; the deterministic writer continued
-    PROMPT_TRIMMED = "prompt_trimmed"    # excerpts were left out of the model's prompt to fit its context
+    PROMPT_TRIMMED = "prompt_trimmed"    # excerpts or other rows were left out of the model's prompt to fit its context
+    INDEXING = "indexing"            # the rule-text index is still being built: answers use what is indexed so far
 
 
 def json_value(value: Any) -> Any:

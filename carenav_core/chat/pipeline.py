@@ -37,6 +37,7 @@ from carenav_core.errors import ModelError
 from carenav_core.pfs.places import priced_places
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.valuation import value
+from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
 
 log = logging.getLogger(__name__)
@@ -164,12 +165,23 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     sources = definition_sources(detection) + tuple(source_of(h) for h in found.hits)
-    messages, dropped = fit_prompt(text, sources, rows, unpriced, figures=figures,
-                                   plan=plan if detection.codes else None,
-                                   prompt_tokens=chat_budget(backends.settings).prompt_tokens)
+    messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
+                                                 plan=plan if detection.codes else None,
+                                                 prompt_tokens=chat_budget(backends.settings).prompt_tokens)
+    indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    warnings=warnings + problems + store_warnings)
+                    dropped_rows=dropped_rows, warnings=warnings + problems + store_warnings + indexing)
+
+
+def _indexing_note(backends: Backends) -> tuple[WarningEvent, ...]:
+    """While the rule text is being indexed (or a run stopped half-way): say how far it is, so a thin answer
+    is not taken for the whole record. Nothing when the index is complete or never started."""
+    progress = index_progress(backends.store)
+    if progress.complete or progress.problem or progress.total == 0:
+        return ()
+    return (WarningEvent(kind=WarningKind.INDEXING, message=f"{progress_note(progress)}; this answer uses the "
+                         "paragraphs indexed so far."),)
 
 
 def chat_budget(settings) -> Budget:
@@ -193,11 +205,12 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
         writer = ModelWriter(model=backends.model, options=chat_budget(backends.settings).options(),
                              first_token_s=backends.settings.llm_first_token_timeout,
                              total_s=backends.settings.llm_answer_timeout)
-        if prepared.dropped_excerpts:
-            yield WarningEvent(kind=WarningKind.PROMPT_TRIMMED, message=f"{prepared.dropped_excerpts} of "
-                               f"{len(prepared.sources)} retrieved excerpts were left out of the model's prompt to "
-                               f"fit its {backends.settings.llm_num_ctx:,}-token context (they are still listed "
-                               "under Sources).")
+        if prepared.dropped_excerpts or prepared.dropped_rows:
+            left = [f"{prepared.dropped_excerpts} of {len(prepared.sources)} retrieved excerpts"] * bool(
+                prepared.dropped_excerpts) + [f"{prepared.dropped_rows} other rows"] * bool(prepared.dropped_rows)
+            yield WarningEvent(kind=WarningKind.PROMPT_TRIMMED, message=f"{' and '.join(left)} were left out of "
+                               f"the model's prompt to fit its {backends.settings.llm_num_ctx:,}-token context "
+                               "(they are still shown in the table and under Sources).")
     used, withheld, labels = yield from _prose(prepared, writer)
     cited, also = cited_and_also_retrieved(prepared.sources, labels)
     yield SourcesEvent(cited=cited, also_retrieved=also)

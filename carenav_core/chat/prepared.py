@@ -23,3 +23,4 @@ class Prepared:
     messages: list[dict[str, str]]
     warnings: tuple[WarningEvent, ...]
     dropped_excerpts: int = 0            # excerpts left out of the model's prompt to fit its context
+    dropped_rows: int = 0                # other rows (family members, other years) left out of the prompt

@@ -108,16 +108,26 @@ def build_prompt(question: str, sources: Sequence[Source], valuation_rows: Seque
 
 def fit_prompt(question: str, sources: Sequence[Source], valuation_rows: Sequence[ValuationRow],
                unpriced: Sequence[str], *, prompt_tokens: int, figures: Sequence[Figure] = (),
-               plan: QuestionPlan | None = None) -> tuple[list[dict[str, str]], int]:
-    """The prompt within `prompt_tokens`: the system rules, valuation rows, computed figures and the question
-    always; excerpts in rank order while they fit. Returns the messages and how many excerpts were left out."""
-    kept = list(sources)
-    base = messages_tokens(build_prompt(question, [], valuation_rows, unpriced, figures=figures, plan=plan))
-    used = base
-    for index, source in enumerate(kept):
-        used += count_tokens(excerpt_line(source)) + 1
-        if used > prompt_tokens:
-            kept = kept[:index]
+               plan: QuestionPlan | None = None) -> tuple[list[dict[str, str]], int, int]:
+    """The prompt within `prompt_tokens`: the system rules, the rows the question asks about, computed
+    figures and the question always; then excerpts in rank order, then the other rows (family members, other
+    years), while they fit. Returns the messages and how many excerpts and other rows were left out."""
+    focus = [r for r in valuation_rows if r.in_focus] or list(valuation_rows)
+    others = [r for r in valuation_rows if not any(r is f for f in focus)]
+    used = messages_tokens(build_prompt(question, [], focus, unpriced, figures=figures, plan=plan))
+    kept_sources = _while_fits(sources, excerpt_line, prompt_tokens, used)
+    used += sum(count_tokens(excerpt_line(s)) + 1 for s in kept_sources)
+    kept_rows = _while_fits(others, valuation_line, prompt_tokens, used)
+    rows = [r for r in valuation_rows if any(r is k for k in (*focus, *kept_rows))]
+    messages = build_prompt(question, kept_sources, rows, unpriced, figures=figures, plan=plan)
+    return messages, len(sources) - len(kept_sources), len(others) - len(kept_rows)
+
+
+def _while_fits(items: Sequence, line, limit: int, used: int) -> list:
+    kept = []
+    for item in items:
+        used += count_tokens(line(item)) + 1
+        if used > limit:
             break
-    messages = build_prompt(question, kept, valuation_rows, unpriced, figures=figures, plan=plan)
-    return messages, len(sources) - len(kept)
+        kept.append(item)
+    return kept

@@ -267,7 +267,7 @@ def test_budget_options_are_sent_and_the_prompt_fits(ollama_double):
     from carenav_core.chat.budget import messages_tokens
     from carenav_core.chat.prompt import fit_prompt
     many = [replace(EXCERPT, label=f"[89 FR 97860 ¶{i}]", text=EXCERPT.text * 8) for i in range(40)]
-    messages, dropped = fit_prompt(QUESTION, many, [G0556], [], prompt_tokens=2048 - 384)
+    messages, dropped, _ = fit_prompt(QUESTION, many, [G0556], [], prompt_tokens=2048 - 384)
     assert 0 < dropped < 40 and messages_tokens(messages) <= 2048 - 384
     assert "[PFS CY2025 RVU25D]" in messages[1]["content"] and "[89 FR 97860 ¶0]" in messages[1]["content"]
     ollama_double.enqueue("ok.")
