@@ -4,7 +4,7 @@ their word 5-shingles overlap by at least 80% (Jaccard), so showing both adds no
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 SHINGLE = 5
 NEAR = 0.8          # Jaccard of 5-shingles; measured: true repeats score >= 0.83, distinct paragraphs < 0.5
