@@ -36,9 +36,15 @@ def count_tokens(text: str) -> int:
     return math.ceil(len(_tokenizer().encode(text, add_special_tokens=False).ids) * SAFETY)
 
 
+def count_tokens_each(texts: list[str]) -> list[int]:
+    """`count_tokens` of each text, tokenized in one batch (one call into the tokenizer per prompt)."""
+    encoded = _tokenizer().encode_batch(texts, add_special_tokens=False) if texts else []
+    return [math.ceil(len(e.ids) * SAFETY) for e in encoded]
+
+
 def messages_tokens(messages: list[dict[str, str]]) -> int:
     """Tokens of a chat request's messages, template overhead included."""
-    return sum(count_tokens(m["content"]) + TEMPLATE_TOKENS for m in messages)
+    return sum(count_tokens_each([m["content"] for m in messages])) + TEMPLATE_TOKENS * len(messages)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from carenav_core.chat.budget import count_tokens, messages_tokens
+from carenav_core.chat.budget import count_tokens_each, messages_tokens
 from carenav_core.chat.events import Source
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
@@ -115,18 +115,20 @@ def fit_prompt(question: str, sources: Sequence[Source], valuation_rows: Sequenc
     focus = [r for r in valuation_rows if r.in_focus] or list(valuation_rows)
     others = [r for r in valuation_rows if not any(r is f for f in focus)]
     used = messages_tokens(build_prompt(question, [], focus, unpriced, figures=figures, plan=plan))
-    kept_sources = _while_fits(sources, excerpt_line, prompt_tokens, used)
-    used += sum(count_tokens(excerpt_line(s)) + 1 for s in kept_sources)
-    kept_rows = _while_fits(others, valuation_line, prompt_tokens, used)
+    costs = count_tokens_each([excerpt_line(s) for s in sources] + [valuation_line(r) for r in others])
+    kept_sources = _while_fits(sources, costs[:len(sources)], prompt_tokens, used)
+    used += sum(costs[:len(kept_sources)]) + len(kept_sources)
+    kept_rows = _while_fits(others, costs[len(sources):], prompt_tokens, used)
     rows = [r for r in valuation_rows if any(r is k for k in (*focus, *kept_rows))]
     messages = build_prompt(question, kept_sources, rows, unpriced, figures=figures, plan=plan)
     return messages, len(sources) - len(kept_sources), len(others) - len(kept_rows)
 
 
-def _while_fits(items: Sequence, line, limit: int, used: int) -> list:
+def _while_fits(items: Sequence, costs: Sequence[int], limit: int, used: int) -> list:
+    """The leading items whose token costs (plus a newline each) still fit under `limit`."""
     kept = []
-    for item in items:
-        used += count_tokens(line(item)) + 1
+    for item, cost in zip(items, costs):
+        used += cost + 1
         if used > limit:
             break
         kept.append(item)
