@@ -71,8 +71,9 @@ def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figu
         row_numbers.setdefault(label_key(row.label), set()).update(row.numbers())
         labels.setdefault(label_key(row.label), row.label)
         texts.setdefault(label_key(row.label), []).append(row_words(row))
-        if re.search(r"[A-Za-z]", row.description):     # only real words are masked, never a bare number
-            descriptors.add(row.description)
+        for name in (row.description, row.locality):    # "Office o/p est hi 40 min", "NY 01 MANHATTAN"
+            if re.search(r"[A-Za-z]", name):            # only real words are masked, never a bare number
+                descriptors.add(name)
     for figure in figures:
         row_numbers.setdefault(label_key(figure.label), set()).update(figure.numbers())
         labels.setdefault(label_key(figure.label), figure.label)

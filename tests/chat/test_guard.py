@@ -200,3 +200,11 @@ def test_each_withheld_reason_is_noted_once():
     out = guard.feed(bad * 21) + guard.flush()
     notes = [s.text for s in out if not s.released and s.text]
     assert len(notes) == 1 and guard.withheld == 21
+
+
+def test_a_locality_name_with_digits_is_a_name_not_a_figure():
+    from dataclasses import replace
+    local = replace(G0556, locality="NY 01 MANHATTAN", label="[PFS CY2025 RVU25D · GPCI2025 NY 01]")
+    evidence = build_evidence([local], [EXCERPT])
+    assert not check_sentence("In NY 01 MANHATTAN G0556 pays $15.20 [PFS CY2025 RVU25D · GPCI2025 NY 01].", evidence)
+    assert check_sentence("In NY 02 G0556 pays $15.20 [PFS CY2025 RVU25D · GPCI2025 NY 01].", evidence)
