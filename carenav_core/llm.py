@@ -75,6 +75,7 @@ class ModelClient:
     host: str | None = None          # set: each streamed answer with a deadline gets a connection of its own
     timeout: float | None = None     # per-read timeout of those connections
     json_num_predict: int | None = None  # longest structured (JSON) reply, tokens (the screener's explanation)
+    answer_timeout: float | None = None  # seconds a whole answer may take (chat and screener deadlines)
 
     @property
     def name(self) -> str:
@@ -94,7 +95,7 @@ class ModelClient:
         yield from self._with_deadline(messages, options, first_token_s, total_s)
 
     def _retrying(self, messages: list[dict[str, str]], options: dict[str, Any] | None,
-                  client: ollama.Client) -> Iterator[str]:
+                  client: ollama.Client, stopped: threading.Event | None = None) -> Iterator[str]:
         produced = False
         for attempt in (1, 2):
             try:
@@ -103,7 +104,7 @@ class ModelClient:
                     yield chunk
                 return
             except ModelError as exc:
-                if produced or not exc.retryable or attempt == 2:
+                if produced or not exc.retryable or attempt == 2 or (stopped is not None and stopped.is_set()):
                     raise
                 log.warning("model request failed (%s); trying once more", exc)
 
@@ -116,13 +117,16 @@ class ModelClient:
 
         def pump() -> None:
             try:
-                for chunk in self._retrying(messages, options, client):
+                for chunk in self._retrying(messages, options, client, stop):
                     if stop.is_set():
                         return
                     chunks.put(("chunk", chunk))
                 chunks.put(("end", None))
             except ModelError as exc:
                 chunks.put(("error", exc))
+            except RuntimeError as exc:     # httpx: the connection was closed under us (the deadline passed)
+                if not stop.is_set():
+                    chunks.put(("error", ModelError(f"{self.name} stream failed: {exc}", retryable=False)))
         threading.Thread(target=pump, name="carenav-model-stream", daemon=True).start()
         started, first = time.monotonic(), True
         try:
@@ -165,19 +169,29 @@ class ModelClient:
         raise ModelError(f"Ollama stream for {self.model} ended before it was done", retryable=True)
 
     def reply_json(self, messages: list[dict[str, str]], schema: type[BaseModel],
-                   options: dict[str, Any] | None = None) -> str:
-        """One non-streamed reply constrained to `schema`'s JSON schema (the caller validates it)."""
+                   options: dict[str, Any] | None = None, *, total_s: float | None = None) -> str:
+        """One non-streamed reply constrained to `schema`'s JSON schema (the caller validates it). With
+        `total_s`, the reply (retry included) must come within that many seconds: the request gets a
+        connection of its own whose timeout is the time left, closed on expiry so the server can stop."""
+        started = time.monotonic()
         for attempt in (1, 2):
+            left = None if total_s is None else total_s - (time.monotonic() - started)
+            if left is not None and left < 1.0:
+                raise ModelError(f"{self.name} did not answer within {total_s:g} s", retryable=False)
+            client = ollama.Client(host=self.host, timeout=left) if self.host and left is not None else self.client
             try:
                 predict = {"num_predict": self.json_num_predict} if self.json_num_predict else {}
-                response = self.client.chat(model=self.model, messages=messages, stream=False,
-                                            format=schema.model_json_schema(), keep_alive=self.keep_alive,
-                                            options={**self.options, **predict, **(options or {})} or None)
+                response = client.chat(model=self.model, messages=messages, stream=False,
+                                       format=schema.model_json_schema(), keep_alive=self.keep_alive,
+                                       options={**self.options, **predict, **(options or {})} or None)
                 return response.message.content or ""
             except TRANSPORT_ERRORS as exc:
                 error = model_error(exc, self.model)
             except ValueError as exc:
                 error = ModelError(f"Ollama sent an unreadable reply for {self.model}: {exc}", retryable=False)
+            finally:
+                if client is not self.client:
+                    client.close()
             if not error.retryable or attempt == 2:
                 raise error
             log.warning("model request failed (%s); trying once more", error)
@@ -197,4 +211,5 @@ def model_client(settings: Settings, *, probe_timeout: float = PROBE_TIMEOUT) ->
     client = ollama.Client(host=settings.ollama_host, timeout=settings.llm_timeout)
     return ModelClient(client=client, model=settings.llm_model, keep_alive=settings.keep_alive,
                        options={"num_ctx": settings.llm_num_ctx}, host=settings.ollama_host,
-                       timeout=settings.llm_timeout, json_num_predict=settings.llm_num_predict_screener)
+                       timeout=settings.llm_timeout, json_num_predict=settings.llm_num_predict_screener,
+                       answer_timeout=settings.llm_answer_timeout)

@@ -32,11 +32,13 @@ FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND})     # the product'
 DEFINITION_KIND = "code family definition"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
 VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practice expense|PE inputs?|"
-                             r"direct PE|intra-service|time|survey|RUC|payment rate|priced?)\b", re.IGNORECASE)
-_COMMENTER = re.compile(r"^\s*(?:Comment:|Commenters?\b|Many commenters|Several commenters|A commenter|Some commenters)",
-                        re.IGNORECASE)
+                             r"direct PE|PE|intra-service|time|survey|RUC|payment rate|priced?|methodolog\w*|equivalent)\b", re.IGNORECASE)
+# A commenter's words, not CMS's: "Comment:", "Commenters stated", "Another commenter agreed", "One commenter".
+_COMMENTER = re.compile(r"^\s*(?:Comment:|(?:(?:a|an|another|other|one|some|several|many|most|few|a few|the|these|"
+                        r"those|two|three|multiple|numerous)\s+)?(?:\w+\s+)?commenters?\b)", re.IGNORECASE)
 _RESPONSE = re.compile(r"^\s*Response:\s*", re.IGNORECASE)
-_FOOTNOTE = re.compile(r"(?<=[a-z.,;)”\"])\d{1,3}(?=\s|$)")        # "services.12 We" -> "services. We"
+# "services.12 We" -> "services. We"; never the decimals of "0.17 for"
+_FOOTNOTE = re.compile(r"(?:(?<=[a-z,;)”\"])|(?<=[a-z)”\"]\.))\d{1,3}(?=\s|$)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
 _STOP = frozenset("what with from that this which have been were will would should could their there about "
                   "into under over more than does much other these those they them also such only how".split())
@@ -229,9 +231,30 @@ class _Candidate:
     source: Source
 
 
-def _candidates(sources: Sequence[Source], terms: set[str], codes: set[str], evidence: Evidence,
+_CMS_VOICE = re.compile(r"\bwe (?:are (?:finalizing|increasing|decreasing|adopting|maintaining)|finalized|proposed|"
+                        r"believe|agree)\b", re.IGNORECASE)
+# How a value was arrived at: a reference code, a multiplier or unit count, a recommendation or survey.
+_BASIS = re.compile(r"\b(?:crosswalk\w*|based (?:the \w+ )?on|equivalent|multipl\w+|divided|units? of|"
+                    r"RUC[- ]recommend\w*|survey\w*|recommended|reference code|comparable to|minutes)\b", re.IGNORECASE)
+_RVU_VALUE = re.compile(r"\bwork RVUs? (?:of|for|to)\b|\b\d+\.\d{2}\b")
+
+
+def _basis(text: str, codes: set[str], valuation: bool, named: bool) -> float:
+    """How much a sentence says about the basis of a value: the code(s) an asked code was built from (a code
+    other than the asked ones, in a sentence that names an asked one), the method words (crosswalk,
+    multiplied, RUC-recommended, ...), a stated RVU."""
+    if not valuation:
+        return 0.0
+    others = set(re.findall(r"\b(?:\d{4}[0-9FTU]|[A-Z]\d{4})\b", text)) - codes if named else set()
+    return 2.0 * min(2, len(others)) + 2.0 * bool(_BASIS.search(text)) + 1.0 * bool(_RVU_VALUE.search(text))
+
+
+def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
                 want: re.Pattern[str]) -> list[_Candidate]:
+    """Quotable sentences, best first: the question's own words count twice (a family's name once), named
+    codes three times, CMS's voice and, for valuation, the basis of the value (`_basis`)."""
     found = []
+    every, own = (terms.asked | terms.family) - _GENERIC, terms.asked - terms.family - _GENERIC
     for rank, source in enumerate(sources):
         if source.kind == DEFINITION_KIND:
             continue
@@ -240,11 +263,14 @@ def _candidates(sources: Sequence[Source], terms: set[str], codes: set[str], evi
             if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or _COMMENTER.search(piece):
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
-            specific = (terms - _GENERIC) & _words(text)
-            if not (named or len(specific) >= 2) or not passes_guard(_quote(text, source), evidence):
+            words = _words(text)
+            specific = every & words
+            basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
+            if not (named or len(specific) >= 2 or (specific and basis)) or \
+                    not passes_guard(_quote(text, source), evidence):
                 continue
-            voice = 1.5 if re.search(r"\bwe (?:are finalizing|finalized|proposed|believe|agree)\b", text, re.I) else 0
-            score = len(specific) + 3 * len(named) + voice
+            voice = 1.5 if _CMS_VOICE.search(text) else 0
+            score = len(specific) + len(own & words) + 3 * len(named) + voice + basis
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source))
     return sorted(found, key=lambda c: (-c.score, c.position))
 
@@ -265,11 +291,16 @@ def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> li
     return chosen
 
 
-def _terms(prepared: Prepared) -> set[str]:
-    """Question words, the named families' names and acronyms (as the registry writes them)."""
+@dataclass(frozen=True, kw_only=True)
+class Terms:
+    asked: frozenset[str]       # the question's words
+    family: frozenset[str]      # the named families' names and acronyms (as the registry writes them)
+
+
+def _terms(prepared: Prepared) -> Terms:
     families = {f.key: f for f in load_families()}
     family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
-    return _words(prepared.question) | family_words
+    return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -321,14 +352,15 @@ class DeterministicWriter:
     def _how_valued(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         terms, codes = _terms(prepared), set(prepared.plan.focus_codes)
         taken: list[set[str]] = []
-        changes = proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
         policy = Intent.POLICY in prepared.plan.intents
+        changes = [] if policy else proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
         wanted = VALUATION_WORDS if prepared.rows and not policy else re.compile(r"\w")
         valued = _pick(_candidates(prepared.sources, terms, codes, evidence, wanted),
                        self.max_quotes - len(changes), taken)
         if not valued and codes:        # nothing on valuation: what the rule text says of the codes themselves
             naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b")
-            valued = _pick(_candidates(prepared.sources, set(), codes, evidence, naming), 2, taken)
+            valued = _pick(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
+                                       evidence, naming), 2, taken)
         if valued or changes:
             yield "\n" + ("How CMS valued them:" if prepared.rows and not policy else "What the rule text says:")
         yield from ("- " + q for q in valued + changes)

@@ -60,11 +60,33 @@ def check_sentence(sentence: str, evidence: Evidence) -> tuple[str, ...]:
     reasons += [f"states {q.written}, which is not in the evidence it cites" for q in stated if q.value not in allowed]
     claims_value = any(q.money for q in stated) or (
         any(not q.percent for q in stated) and VALUE_WORDS.search(masked(sentence, evidence.descriptors)) is not None)
-    if claims_value and not cited & evidence.row_numbers.keys():
+    if claims_value and not cited & evidence.row_numbers.keys() and not quotes_verbatim(sentence, cited, evidence):
         reasons.append("states an RVU, conversion factor or payment without citing a valuation row label")
     if not reasons and states_fact(sentence):
         reasons += _support_reasons(sentence, cited, evidence)
     return tuple(reasons)
+
+
+_QUOTE = re.compile(r"“([^“”]+)”")
+_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?")
+
+
+def _tokens(text: str) -> str:
+    """Words and numbers, lower case, one space apart; small integers (footnote marks, list numbers) dropped."""
+    return " ".join(t.lower() for t in _TOKEN.findall(text) if not (t.isdigit() and len(t) <= 3))
+
+
+def quotes_verbatim(sentence: str, cited: set[str], evidence: Evidence) -> bool:
+    """A quotation of the rule text, not a claim: every “…” span (at least six words) appears word for word
+    in a source the sentence cites, it states no money, and nothing outside the quotation marks states a
+    quantity. Rule 3 does not apply to it (the rule's own RVUs and ratios, checked by rule 2, in the rule's
+    own words); a dollar amount still needs a valuation row, even quoted."""
+    spans = _QUOTE.findall(sentence)
+    if not spans or quantities(_QUOTE.sub(" ", sentence), evidence.descriptors) or \
+            any(q.money for q in quantities(sentence, evidence.descriptors)):
+        return False
+    cited_text = " ".join(_tokens(evidence.texts.get(k, "")) for k in cited if k not in evidence.row_numbers)
+    return all(len(_tokens(span).split()) >= 6 and f" {_tokens(span)} " in f" {cited_text} " for span in spans)
 
 
 _CODE = re.compile(r"\b(?:[A-Z]\d{4}|\d{4}[A-Z0-9])\b")
@@ -169,9 +191,10 @@ _ENDS = (".", "!", "?", ":", ";", ")", "]", "”", '"', "'", "*", "_")
 
 
 def _unfinished(sentence: str) -> bool:
-    """A final fragment with no sentence end ("G0556 is paid per"), as a model cut off by its token cap writes."""
+    """A final fragment with no sentence end ("G0556 is paid per", "The"), as a model cut off by its token cap
+    writes."""
     text = sentence.strip()
-    return bool(text) and len(content_words(text)) >= 2 and not text.endswith(_ENDS)
+    return bool(re.search(r"[A-Za-z0-9]", text)) and not text.endswith(_ENDS)
 
 
 def _fingerprint(sentence: str) -> frozenset[str]:
@@ -179,8 +202,17 @@ def _fingerprint(sentence: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", sentence.lower()))
 
 
+# Words that change what a sentence states: "non-facility" vs "facility", "proposed" vs "final", "not".
+_QUALIFIERS = frozenset("non facility nonfacility office proposed final not no never more less fewer higher lower "
+                        "increase decrease work total".split())
+
+
 def _near(words: frozenset[str], other: frozenset[str]) -> bool:
-    """The same sentence again, or nearly (9 in 10 content words shared)."""
+    """The same sentence again, or nearly: the same figures, codes and labels (every token with a digit)
+    and 9 in 10 words shared. Two sentences stating different figures are never repeats."""
+    if {w for w in words if any(c.isdigit() for c in w)} != {w for w in other if any(c.isdigit() for c in w)} \
+            or (words ^ other) & _QUALIFIERS:
+        return False
     return len(words & other) / max(len(words | other), 1) >= 0.9
 
 

@@ -13,6 +13,7 @@ from datetime import date
 from enum import StrEnum
 
 from carenav_core.codes import Detection
+from carenav_core.codes.families import load_families
 
 YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
 RANGE = re.compile(r"\b(?:from|between)\s+(?:CY\s?)?(20[1-3]\d)\s+(?:to|and|through|until)\s+(?:CY\s?)?(20[1-3]\d)\b"
@@ -163,6 +164,20 @@ def _asks_definition(text: str) -> bool:
     return False
 
 
+# Words that ask nothing by themselves: "What about 99490?", "Tell me about APCM codes" are lookups.
+_FILLER = frozenset("what whats which who tell about show give info information details detail please code codes "
+                    "hcpcs cpt medicare cms the and for with under there any this that its year years".split())
+
+
+def _topical(text: str) -> bool:
+    """Does the question name a topic beyond codes, families and years ("What performance measurement
+    applies to APCM practices?")? Such a question is a rule question, not a lookup."""
+    rest = text.lower()
+    for name in sorted((s.lower() for f in load_families() for s in f.synonyms), key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    return any(w not in _FILLER for w in re.findall(r"[a-z][a-z'-]{2,}", rest))
+
+
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -> tuple[Intent, ...]:
     if not codes:
         return (Intent.POLICY,)
@@ -177,7 +192,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text):
         found.append(Intent.HOW_VALUED)
-    if _LOOKUP.search(text) or (not found and not _POLICY_ASK.search(text)):
+    if _LOOKUP.search(text) or (not found and not _POLICY_ASK.search(text) and not _topical(text)):
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
         found.append(Intent.POLICY)

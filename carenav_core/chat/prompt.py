@@ -43,7 +43,8 @@ def _one_line(text: str) -> str:
 
 def excerpt_line(source: Source) -> str:
     """'[89 FR 97860 ¶4] (final rule, 2024-12-09) text'."""
-    return f"{source.label} ({source.kind}, {source.published}) {_one_line(source.text)}"
+    dated = f", {source.published}" if source.published else ""
+    return f"{source.label} ({source.kind}{dated}) {_one_line(source.text)}"
 
 
 def _code_and_status(row: ValuationRow) -> str:
@@ -113,6 +114,7 @@ def fit_prompt(question: str, sources: Sequence[Source], valuation_rows: Sequenc
     figures and the question always; then excerpts in rank order, then the other rows (family members, other
     years), while they fit. Returns the messages and how many excerpts and other rows were left out."""
     focus = [r for r in valuation_rows if r.in_focus] or list(valuation_rows)
+    focus, figures = _must_keep(question, focus, unpriced, figures, plan, prompt_tokens)
     others = [r for r in valuation_rows if not any(r is f for f in focus)]
     used = messages_tokens(build_prompt(question, [], focus, unpriced, figures=figures, plan=plan))
     costs = count_tokens_each([excerpt_line(s) for s in sources] + [valuation_line(r) for r in others])
@@ -122,6 +124,28 @@ def fit_prompt(question: str, sources: Sequence[Source], valuation_rows: Sequenc
     rows = [r for r in valuation_rows if any(r is k for k in (*focus, *kept_rows))]
     messages = build_prompt(question, kept_sources, rows, unpriced, figures=figures, plan=plan)
     return messages, len(sources) - len(kept_sources), len(others) - len(kept_rows)
+
+
+def _must_keep(question: str, focus: list[ValuationRow], unpriced: Sequence[str], figures: Sequence[Figure],
+               plan: QuestionPlan | None, prompt_tokens: int) -> tuple[list[ValuationRow], Sequence[Figure]]:
+    """The asked rows and figures, cut only when they alone overflow a small context: first to each code's
+    newest final and proposed rows, then rows and figures from the end (the table still shows them all)."""
+    def fits(rows: Sequence[ValuationRow], figs: Sequence[Figure]) -> bool:
+        return messages_tokens(build_prompt(question, [], rows, unpriced, figures=figs, plan=plan)) <= prompt_tokens
+    if fits(focus, figures):
+        return focus, figures
+    newest: dict[tuple[str, str, bool], ValuationRow] = {}
+    for row in focus:
+        key = (row.hcpcs, row.mod, row.proposed)
+        if key not in newest or row.cy > newest[key].cy:
+            newest[key] = row
+    rows, figs = [r for r in focus if newest.get((r.hcpcs, r.mod, r.proposed)) is r], list(figures)
+    while not fits(rows, figs) and (len(rows) > 1 or figs):
+        if len(figs) >= len(rows) and figs:
+            figs.pop()
+        else:
+            rows.pop()
+    return rows, figs
 
 
 def _while_fits(items: Sequence, costs: Sequence[int], limit: int, used: int) -> list:

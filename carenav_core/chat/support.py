@@ -1,7 +1,8 @@
 """Cite or omit: does a sentence state a fact, and is it supported by what it cites?
 
-A sentence states a fact when, outside its citations, it has at least FACT_WORDS content words and is
-not a heading (ends with ":") or a question. A factual sentence must cite a row, a computed figure or a
+A sentence states a fact when, outside its citations, it has at least FACT_WORDS content words or gives a
+verdict ("No.", "The answer is yes.", "It is not required."), and is not a heading (ends with ":") or a
+question. A factual sentence must cite a row, a computed figure or a
 source, and share at least SUPPORT_SHARE of its content words with what it cites (words compared by
 their first five letters, so "valued" meets "valuation"). Thresholds measured on a labelled set of
 faithful and unsupported sentences: see tests/chat/test_support.py and `carenav eval chat`.
@@ -35,12 +36,17 @@ def content_words(text: str) -> list[str]:
     return [_stem(w) for w in _TOKEN.findall(_LABEL.sub(" ", text)) if w.lower() not in _STOP]
 
 
+# A verdict is a fact however short: "No.", "The answer is no.", "It is not required."
+_VERDICT = re.compile(r"^\W*(?:yes|no)\b|\banswer is:?\s*\w|\b(?:is|are|be)\s+(?:not\s+)?(?:required|allowed|"
+                      r"permitted|billable|payable|covered|eligible)\b", re.IGNORECASE)
+
+
 def states_fact(sentence: str) -> bool:
     """Is this a factual sentence (not a transition, heading or question)?"""
     bare = _LABEL.sub(" ", sentence).strip().strip("*_ ")
     if not bare or bare.endswith((":", "?")):
         return False
-    return len(content_words(bare)) >= FACT_WORDS
+    return len(content_words(bare)) >= FACT_WORDS or _VERDICT.search(bare) is not None
 
 
 def support(sentence: str, cited_text: str) -> float:

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,()]+), [\d-]+\) (.*)$")
+from carenav_core.chat.sentences import split_sentences
+
+_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,()]+)(?:, [\d-]+)?\) (.*)$")
 _ROW = re.compile(r"^(\[[^\[\]]+\]) (\S+) \(.*\), CY(\d{4}) (final|proposed), status (\S*) ")
 _TOTALS = re.compile(r"total RVUs non-facility (\S+), facility (\S+);")
 _PAYMENTS = re.compile(r"payment non-facility (\$[\d,.]+|not given), facility (\$[\d,]+\.\d+|not given)\.$")
@@ -58,14 +60,17 @@ class PromptEvidence:
     numbers: frozenset[Decimal]
     labels: frozenset[str]
     computed: tuple[tuple[str, str], ...] = ()      # (label, figure text) of the Computed block
+    question: str = ""
 
 
 def read_prompt(messages: list[dict[str, str]]) -> PromptEvidence:
     """The evidence of the user message (the last message of the request)."""
     user = messages[-1]["content"]
-    rows, unpriced, excerpts, computed = [], (), [], []
+    rows, unpriced, excerpts, computed, question = [], (), [], [], ""
     for line in user.splitlines():
-        if m := _ROW.match(line):
+        if line.startswith("Question: "):
+            question = line.removeprefix("Question: ").strip()
+        elif m := _ROW.match(line):
             totals, pays = _TOTALS.search(line), _PAYMENTS.search(line)
             rows.append(PromptRow(label=m.group(1), code=m.group(2), cy=int(m.group(3)),
                                   total_nonfac=totals.group(1) if totals else "not given",
@@ -80,7 +85,7 @@ def read_prompt(messages: list[dict[str, str]]) -> PromptEvidence:
     numbers = frozenset(Decimal(n.replace(",", "")) for n in _NUMBER.findall(user))
     labels = frozenset(r.label for r in rows) | frozenset(e.label for e in excerpts) | frozenset(c[0] for c in computed)
     return PromptEvidence(rows=tuple(rows), unpriced=unpriced, excerpts=tuple(excerpts), numbers=numbers, labels=labels,
-                          computed=tuple(computed))
+                          computed=tuple(computed), question=question)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,14 +132,48 @@ def faithful_sentences(evidence: PromptEvidence, rng: random.Random) -> list[str
     if oldest:
         row = min(oldest, key=lambda r: (r.cy, r.code))
         sentences.append(f"In CY{row.cy} the facility payment for {row.code} was {row.payment_fac} {row.label}.")
-    sentences += [computed_sentence(label, text) for label, text in evidence.computed[:3]]
+    sentences += [computed_sentence(label, text) for label, text in evidence.computed[:6]]
     if evidence.unpriced:
         sentences.append(f"No fee schedule valuation is available for {', '.join(evidence.unpriced)}.")
-    for excerpt in evidence.excerpts[:2]:
+    for excerpt in evidence.excerpts:
+        if excerpt.kind == "code family definition":      # what the codes are, in the registry's words
+            sentences.append(f"{_first_sentence(excerpt.text)} {excerpt.label}.")
+    rule_text = [e for e in evidence.excerpts if e.kind != "code family definition"]
+    for excerpt in rule_text[:2]:
         percent = _PERCENT.search(excerpt.text)
         sentences.append(f"The {excerpt.kind} mentions {percent.group(1)} percent {excerpt.label}." if percent
                          else f"The {excerpt.kind} discusses this {excerpt.label}.")
+    for excerpt, said in _answering_sentences(rule_text, evidence.question, 3):
+        sentences.append(f"The {excerpt.kind} says: “{said}” {excerpt.label}.")
     return sentences or ["The excerpts do not answer this question."]
+
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9/-]{2,}")
+_COMMON = frozenset("what which does with from that this have been were will would their there about into under "
+                    "more than much other these those they them also such only when must code codes cms".split())
+
+
+def _first_sentence(text: str) -> str:
+    return split_sentences(text.strip())[0].strip().rstrip(".")
+
+
+def _answering_sentences(excerpts: list[PromptExcerpt], question: str, limit: int
+                         ) -> list[tuple[PromptExcerpt, str]]:
+    """What a faithful model quotes: the excerpt sentences sharing most words with the question (at least
+    two), word for word, best first; commenters' sentences left out."""
+    asked = {w.lower() for w in _WORDS.findall(question)} - _COMMON
+    scored = []
+    for rank, excerpt in enumerate(excerpts):
+        for piece in split_sentences(excerpt.text):
+            piece = re.sub(r"^(?:Response|Comment):\s*", "", piece.strip()).rstrip(".")
+            if not 8 <= len(piece.split()) <= 60 or re.match(r"(?:Comment|\w+ commenters?|Commenters?)\b", piece) \
+                    or "“" in piece or "”" in piece or "[" in piece or len(split_sentences(piece + ".")) != 1:
+                continue
+            overlap = len(asked & {w.lower() for w in _WORDS.findall(piece)})
+            if overlap >= 2:
+                scored.append((-overlap, rank, excerpt, piece))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [(excerpt, piece) for _, _, excerpt, piece in scored[:limit]]
 
 
 def _absent_amount(evidence: PromptEvidence, rng: random.Random, places: int = 2) -> str:

@@ -138,6 +138,7 @@ class Report:
     model_overridden: int
     model_proposals: int
     rejections: tuple[str, ...]
+    passages_dropped: int = 0          # rule passages left out of the model's prompt to fit its context
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -272,7 +273,7 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
                   warnings=answer_warnings(profile), legend=tuple(f"[{k}] {v}" for k, v in TAG_MEANINGS.items()),
                   disclaimer=disclaimer(manifest), writer=explanation.writer, model_overridden=overridden,
                   model_proposals=len(proposed) if explanation.writer == "model" else 0,
-                  rejections=explanation.rejections)
+                  rejections=explanation.rejections, passages_dropped=explanation.passages_dropped)
 
 
 def run_screen(profile: Profile, *, on: date, search: ProgramSearch | None, model: ModelClient | None = None) -> Report:

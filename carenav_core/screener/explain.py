@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from carenav_core.chat.budget import messages_tokens
 from carenav_core.errors import ModelError
 from carenav_core.llm import ModelClient
 from carenav_core.screener.engine import ProgramResult
@@ -76,6 +78,7 @@ class Explanation:
     report: ModelReport
     writer: str
     rejections: tuple[str, ...] = ()
+    passages_dropped: int = 0       # rule passages left out of the model's prompt to fit its context
 
 
 def cross_check(report: ModelReport, candidates: tuple[Candidate, ...]) -> list[str]:
@@ -132,14 +135,41 @@ def _candidate_data(candidate: Candidate) -> dict[str, Any]:
             "always_needed": list(result.program.always_needed)}
 
 
-def build_messages(profile: Profile, candidates: tuple[Candidate, ...]) -> list[dict[str, str]]:
-    """System prompt plus the data, each part inside its own tag."""
-    passages = [{"program": p.program, "chunk_id": p.chunk_id, "heading": p.heading, "text": p.text}
-                for c in candidates for p in c.evidence.passages]
+def build_messages(profile: Profile, candidates: tuple[Candidate, ...], passages: list[dict[str, Any]] | None = None
+                   ) -> list[dict[str, str]]:
+    """System prompt plus the data, each part inside its own tag (`passages`: all of them by default)."""
+    if passages is None:
+        passages = _ranked_passages(candidates)
     user = (f"<profile>{json.dumps(_profile_data(profile))}</profile>\n"
             f"<candidates>{json.dumps([_candidate_data(c) for c in candidates])}</candidates>\n"
             f"<passages>{json.dumps(passages)}</passages>")
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def _ranked_passages(candidates: tuple[Candidate, ...]) -> list[dict[str, Any]]:
+    """Every program's best passage first, then every program's second, ... (what is cut last comes first)."""
+    per_program = [[{"program": p.program, "chunk_id": p.chunk_id, "heading": p.heading, "text": p.text}
+                    for p in c.evidence.passages] for c in candidates]
+    return [ps[i] for i in range(max((len(ps) for ps in per_program), default=0)) for ps in per_program if i < len(ps)]
+
+
+def fit_messages(profile: Profile, candidates: tuple[Candidate, ...], prompt_tokens: int | None
+                 ) -> tuple[list[dict[str, str]], int]:
+    """The messages within `prompt_tokens` (chat/budget.py's count): the profile, the decided candidates and
+    the rules always; passages in rank order (each program's best first) while they fit. Returns the
+    messages and how many passages were left out."""
+    passages = _ranked_passages(candidates)
+    messages = build_messages(profile, candidates, passages)
+    if prompt_tokens is None or messages_tokens(messages) <= prompt_tokens:
+        return messages, 0
+    low, high = 0, len(passages)             # the most passages that fit (binary search: few tokenizer calls)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if messages_tokens(build_messages(profile, candidates, passages[:middle])) <= prompt_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return build_messages(profile, candidates, passages[:low]), len(passages) - low
 
 
 def _first_sentence(text: str) -> str:
@@ -184,19 +214,27 @@ def explain(profile: Profile, candidates: tuple[Candidate, ...], *, model: Model
     """Ask the model (one retry with errors fed back); otherwise the deterministic writer."""
     if model is None or not candidates:
         return Explanation(report=deterministic_report(candidates), writer="deterministic")
-    messages, rejections = build_messages(profile, candidates), []
+    num_ctx = model.options.get("num_ctx")
+    prompt_tokens = num_ctx - (model.json_num_predict or 0) if num_ctx else None
+    messages, dropped = fit_messages(profile, candidates, prompt_tokens)
+    rejections: list[str] = []
+    if dropped:
+        log.info("screener prompt: %d passages left out to fit %s tokens", dropped, prompt_tokens)
+    started = time.monotonic()          # one deadline for the whole explanation, second attempt included
     for _attempt in range(2):
+        left = None if model.answer_timeout is None else model.answer_timeout - (time.monotonic() - started)
         try:
-            content = model.reply_json(messages, ModelReport, options={"temperature": 0})
+            content = model.reply_json(messages, ModelReport, options={"temperature": 0}, total_s=left)
         except ModelError as exc:   # the client already retried a retryable failure once
             log.warning("model call failed, using the deterministic writer: %s", exc)
             return Explanation(report=deterministic_report(candidates), writer="deterministic",
-                               rejections=(*rejections, f"model call failed: {exc}"))
+                               rejections=(*rejections, f"model call failed: {exc}"), passages_dropped=dropped)
         report, problems = _review(content, candidates)
         if report is not None:
-            return Explanation(report=report, writer="model", rejections=tuple(rejections))
+            return Explanation(report=report, writer="model", rejections=tuple(rejections), passages_dropped=dropped)
         rejections += problems
         messages += [{"role": "assistant", "content": content},
                      {"role": "user", "content": "Your reply was rejected:\n- " + "\n- ".join(problems)
                       + "\nReply again with corrected JSON only."}]
-    return Explanation(report=deterministic_report(candidates), writer="deterministic", rejections=tuple(rejections))
+    return Explanation(report=deterministic_report(candidates), writer="deterministic", rejections=tuple(rejections),
+                       passages_dropped=dropped)

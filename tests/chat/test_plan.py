@@ -80,3 +80,14 @@ def test_total_of_add_on_and_base():
     figures = compute_figures(mark_focus([_row("G2211", 2025, "15.53", "15.53"), _row("99213", 2025, "88.95", "63.72")],
                                          p), p)
     assert {(f.setting, f.value) for f in figures} == {("non-facility", Decimal("104.48")), ("facility", Decimal("79.25"))}
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("What performance measurement applies to APCM practices?", Intent.POLICY),
+    ("Which care transitions must practices billing 99490 manage?", Intent.POLICY),
+    ("What about 99490?", Intent.LOOKUP),
+    ("Tell me about the APCM codes", Intent.LOOKUP),
+])
+def test_a_question_with_a_topic_beyond_its_codes_is_a_rule_question(question, intent):
+    plan = plan_question(question, detect(question), date(2026, 12, 1))
+    assert intent in plan.intents

@@ -273,3 +273,47 @@ def test_budget_options_are_sent_and_the_prompt_fits(ollama_double):
     ollama_double.enqueue("ok.")
     list(_writer(ollama_double).stream(messages, {"num_ctx": 2048, "num_predict": 384}))
     assert ollama_double.chat_requests()[-1].body["options"] == {"temperature": 0, "num_ctx": 2048, "num_predict": 384}
+
+
+def test_a_deadline_that_passes_sends_no_second_request(ollama_double):
+    """The expired request is closed; the stream's thread must not retry on the closed client."""
+    import threading
+    import time
+    failures = []
+    previous, threading.excepthook = threading.excepthook, lambda args: failures.append(args.exc_value)
+    try:
+        ollama_double.enqueue("late", delay=2.0)
+        ollama_double.enqueue("never asked for")
+        client = ModelClient(client=ollama.Client(host=ollama_double.url), model="llama3.2",
+                             host=ollama_double.url, timeout=0.8)
+        with pytest.raises(ModelError, match="within 0.5 s"):
+            list(client.stream(MESSAGES, first_token_s=0.5, total_s=10))
+        time.sleep(2.5)             # the per-read timeout (0.8 s) passes in the stream's own thread
+    finally:
+        threading.excepthook = previous
+    assert failures == [] and len(ollama_double.chat_requests()) == 1
+
+
+def test_a_structured_reply_has_one_deadline_for_both_attempts(ollama_double):
+    import time
+    from pydantic import BaseModel
+
+    class Reply(BaseModel):
+        ok: bool
+    ollama_double.enqueue('{"ok": true}', delay=3.0)
+    client = ModelClient(client=ollama.Client(host=ollama_double.url), model="llama3.2", host=ollama_double.url,
+                         timeout=60)
+    started = time.monotonic()
+    with pytest.raises(ModelError):
+        client.reply_json(MESSAGES, Reply, total_s=1.2)
+    assert time.monotonic() - started < 2.5
+
+
+def test_quotes_keep_decimals_and_never_present_a_commenter_as_cms():
+    from carenav_core.chat.deterministic import _COMMENTER, _clean
+    assert _clean("we proposed a work RVU of 0.17 for these services.12 We agree") == \
+        "we proposed a work RVU of 0.17 for these services. We agree"
+    for said in ("Another commenter agreed that we should", "Other commenters stated that", "One commenter recommended",
+                 "Several physician commenters said", "Commenters assert that"):
+        assert _COMMENTER.search(said), said
+    assert not _COMMENTER.search("We agree with commenters that the methodology")
