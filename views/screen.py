@@ -92,20 +92,25 @@ def _card(card: Card) -> None:
 
 def _writer_note(report: Report) -> str:
     """Which writer wrote the explanations, and what happened to the model's attempts, in plain words."""
+    failed = [r for r in report.rejections if r.startswith("model call failed")]
+    too_big = [r for r in report.rejections if r.startswith("model not asked")]
+    checked = [r for r in report.rejections if r not in failed and r not in too_big]
+    fallback = "so the explanations were written from the rules and program documents."
     if report.writer == "model":
         note = "The explanations were written by a language model and checked against the rules and documents."
+        if checked:
+            note += f" Its first reply was set aside ({len(checked)} problem(s)) and it answered again."
+    elif too_big:
+        note = f"The language model was not asked (its context is too small for this screen), {fallback}"
+    elif checked:
+        note = (f"The language model's reply was set aside {len(checked)} time(s) — it named a program that was not a "
+                "candidate, described coverage without citing a program document, cited a document of another "
+                f"program, or was not in the required format — {fallback}")
+    elif failed:
+        late = "did not answer in time" if any("within" in r or "in time" in r for r in failed) else "failed"
+        note = f"The language model {late}, {fallback}"
     else:
         note = "The explanations were written from the rules and program documents (no language model)."
-    failed = [r for r in report.rejections if r.startswith("model call failed")]
-    checked = [r for r in report.rejections if not r.startswith("model call failed")]
-    if checked:
-        note += (f" The language model's reply was set aside ({len(checked)} problem(s)): it named a program "
-                 "that was not a candidate, described coverage without citing a program document, cited a "
-                 "document of another program, or was not in the required format." if report.writer != "model"
-                 else f" Its first reply was set aside ({len(checked)} problem(s)) and it answered again.")
-    if failed:
-        late = "did not answer in time" if any("within" in r or "in time" in r for r in failed) else "failed"
-        note += f" The language model {late}, so the explanations come from the rules and documents."
     if report.passages_dropped:
         note += (f" {report.passages_dropped} program document passage(s) were left out of the model's prompt "
                  "to fit its context.")

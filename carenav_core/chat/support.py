@@ -27,13 +27,20 @@ def _stem(word: str) -> str:
     return word.lower()[:5]
 
 
-def content_words(text: str) -> list[str]:
-    """Stemmed content words outside bracketed citations.
+_SPECIFIC = re.compile(r"\b(?:\d{4}[0-9A-Z]|(?:19|20)\d{2})\b")     # a CPT code or a year: what a claim is about
 
-    >>> content_words("G0556 pays $15.20 in the office [PFS CY2025 RVU25D].")
-    ['g0556', 'pays', 'offic']
+
+def content_words(text: str) -> list[str]:
+    """Stemmed content words outside bracketed citations; CPT codes and years count ("The payment for 99213
+    changed from 2020 to 2021." makes a claim about them).
+
+    >>> content_words("G0556 pays $15.20 in 2025 for 99490 [PFS CY2025 RVU25D].")
+    ['g0556', 'pays', '2025', '99490']
     """
-    return [_stem(w) for w in _TOKEN.findall(_LABEL.sub(" ", text)) if w.lower() not in _STOP]
+    bare = _LABEL.sub(" ", text)
+    found = [(m.start(), _stem(m.group(0))) for m in _TOKEN.finditer(bare) if m.group(0).lower() not in _STOP]
+    found += [(m.start(), m.group(0).lower()) for m in _SPECIFIC.finditer(bare)]
+    return [w for _, w in sorted(found)]
 
 
 # A verdict is a fact however short: "No.", "The answer is no.", "It is not required."

@@ -220,6 +220,13 @@ def explain(profile: Profile, candidates: tuple[Candidate, ...], *, model: Model
     rejections: list[str] = []
     if dropped:
         log.info("screener prompt: %d passages left out to fit %s tokens", dropped, prompt_tokens)
+    if prompt_tokens is not None and messages_tokens(messages) > prompt_tokens:
+        # Even without passages the prompt overflows: a server would silently drop its start (the rules).
+        why = (f"model not asked: the screener's prompt needs about {messages_tokens(messages):,} tokens without "
+               f"any document passage, more than the {prompt_tokens:,} its context leaves (CARENAV_LLM_NUM_CTX)")
+        log.warning(why)
+        return Explanation(report=deterministic_report(candidates), writer="deterministic", rejections=(why,),
+                           passages_dropped=dropped)
     started = time.monotonic()          # one deadline for the whole explanation, second attempt included
     for _attempt in range(2):
         left = None if model.answer_timeout is None else model.answer_timeout - (time.monotonic() - started)
@@ -236,5 +243,7 @@ def explain(profile: Profile, candidates: tuple[Candidate, ...], *, model: Model
         messages += [{"role": "assistant", "content": content},
                      {"role": "user", "content": "Your reply was rejected:\n- " + "\n- ".join(problems)
                       + "\nReply again with corrected JSON only."}]
+        if prompt_tokens is not None and messages_tokens(messages) > prompt_tokens:
+            break                   # the second attempt would not fit the context: do not send a truncated prompt
     return Explanation(report=deterministic_report(candidates), writer="deterministic", rejections=tuple(rejections),
                        passages_dropped=dropped)

@@ -196,3 +196,51 @@ def test_the_model_client_exists_only_when_a_configured_host_answers(ollama_doub
     assert model_client(Settings()) is None
     assert model_client(Settings(ollama_host="http://127.0.0.1:9"), probe_timeout=0.5) is None
     assert isinstance(model_client(Settings(ollama_host=ollama_double.url)), ModelClient)
+
+
+# --- the prompt budget and the deadline (issue 15) -------------------------------------------------
+
+def _client(server, num_ctx: int, **more) -> ModelClient:
+    return ModelClient(client=ollama.Client(host=server.host), model="llama3.2", options={"num_ctx": num_ctx},
+                       json_num_predict=256, **more)
+
+
+def test_the_screener_prompt_is_fitted_to_the_context_best_passage_of_each_program_first():
+    from carenav_core.chat.budget import messages_tokens
+    from carenav_core.screener.explain import build_messages, fit_messages
+    candidates = _candidates()
+    whole = messages_tokens(build_messages(PERSON, candidates))
+    bare = messages_tokens(build_messages(PERSON, candidates, []))
+    assert whole > bare
+    budget = bare + (whole - bare) // 3
+    messages, dropped = fit_messages(PERSON, candidates, budget)
+    assert dropped > 0 and messages_tokens(messages) <= budget
+    sent = json.loads(messages[1]["content"].split("<passages>")[1].split("</passages>")[0])
+    with_passages = [c.key for c in candidates if c.evidence.passages]
+    if len(sent) >= len(with_passages):      # every program's best passage goes in before any second one
+        assert {p["program"] for p in sent} == set(with_passages)
+    candidates_sent = _candidates()
+    with OllamaDouble([_reply(candidates_sent)]) as server:
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=_client(server, budget + 256))
+    assert report.writer == "model" and report.passages_dropped > 0
+    assert messages_tokens(server.requests[0]["messages"]) <= budget
+
+
+def test_a_context_too_small_for_the_screener_is_not_asked_at_all():
+    with OllamaDouble([_reply(_candidates())]) as server:
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=_client(server, 600))
+    assert report.writer == "deterministic" and server.requests == []
+    assert report.rejections and report.rejections[0].startswith("model not asked")
+
+
+def test_a_slow_screener_model_ends_within_one_deadline():
+    import time
+    from carenav_core.eval.ollama_double import OllamaDouble as LoopbackDouble
+    with LoopbackDouble() as double:
+        double.enqueue(_reply(_candidates()), delay=4.0)
+        client = ModelClient(client=ollama.Client(host=double.url), model="llama3.2", host=double.url, timeout=60,
+                             answer_timeout=1.5)
+        started = time.monotonic()
+        report = run_screen(PERSON, on=ON, search=MemorySearch(), model=client)
+    assert report.writer == "deterministic" and time.monotonic() - started < 4.0
+    assert any("model call failed" in r for r in report.rejections)
