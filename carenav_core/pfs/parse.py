@@ -115,11 +115,12 @@ def parse_table(raw: bytes, path: str, required: tuple[str, ...]) -> ParsedFile:
     rows = decode(raw, path)
     index, header = _header(rows, path)
     columns = _map_columns(header, required, path, index + 1)
+    record_of = _RecordReader(columns, path)
     parsed, seen = [], {}
     for number, row in enumerate(rows[index + 1:], start=index + 2):
         if _is_junk(row):
             continue
-        record = _record(row, columns, path, number)
+        record = record_of(row, number)
         key = (record["hcpcs"], record["mod"])
         if key in seen:
             raise DataError(f"duplicate HCPCS+MOD {key[0]}{'-' + key[1] if key[1] else ''} "
@@ -131,24 +132,46 @@ def parse_table(raw: bytes, path: str, required: tuple[str, ...]) -> ParsedFile:
     return ParsedFile(path=path, rows=tuple(parsed), columns={f: header[i] for f, i in columns.items()})
 
 
-def _record(row: list[str], columns: dict[str, int], path: str, line: int) -> dict:
-    if len(row) <= max(columns.values()):
-        raise DataError(f"row {(row or [''])[0]!r} has {len(row)} cells; the header maps "
-                        f"{max(columns.values()) + 1} columns (a truncated or shifted row)", path=path, line=line)
+class _RecordReader:
+    """Reads one data row into a record. Built once per file: the column positions are looked up once, and
+    each distinct number text is converted to Decimal once (a PPRRVU file repeats "0.00" and "0.25" thousands
+    of times), so the per-cell work is a strip and a dictionary lookup."""
 
-    def cell(field: str) -> str:
-        position = columns.get(field)
-        return row[position].strip() if position is not None and position < len(row) else ""
-    hcpcs = cell("hcpcs").upper()
-    if hcpcs.isdigit() and len(hcpcs) < 5:
-        hcpcs = hcpcs.zfill(5)   # spreadsheet copies drop leading zeros (rvu20d has 100 for 00100)
-    if not _CODE.match(hcpcs):
-        raise DataError(f"expected a 5-character HCPCS code, found {hcpcs!r}", path=path, line=line, column="HCPCS")
-    record = {f: cell(f) for f in FIELDS if f not in NUMERIC}
-    record["hcpcs"], record["mod"] = hcpcs, cell("mod").upper()
-    for field in NUMERIC:
-        record[field] = _number(cell(field), path, line, field) if field in columns else None
-    return record
+    def __init__(self, columns: dict[str, int], path: str) -> None:
+        self.path, self.width = path, max(columns.values()) + 1
+        self.text = [(f, columns.get(f)) for f in FIELDS if f not in NUMERIC and f not in ("hcpcs", "mod")]
+        self.numbers = [(f, columns.get(f)) for f in NUMERIC]
+        self.hcpcs, self.mod = columns["hcpcs"], columns.get("mod")
+        self.decimals: dict[str, Decimal | None] = {"": None}
+
+    def __call__(self, row: list[str], line: int) -> dict:
+        size = len(row)
+        if size < self.width:
+            raise DataError(f"row {(row or [''])[0]!r} has {size} cells; the header maps {self.width} columns "
+                            "(a truncated or shifted row)", path=self.path, line=line)
+        hcpcs = row[self.hcpcs].strip().upper()
+        if hcpcs.isdigit() and len(hcpcs) < 5:
+            hcpcs = hcpcs.zfill(5)   # spreadsheet copies drop leading zeros (rvu20d has 100 for 00100)
+        if not _CODE.match(hcpcs):
+            raise DataError(f"expected a 5-character HCPCS code, found {hcpcs!r}", path=self.path, line=line,
+                            column="HCPCS")
+        record = {f: (row[i].strip() if i is not None and i < size else "") for f, i in self.text}
+        record["hcpcs"] = hcpcs
+        record["mod"] = row[self.mod].strip().upper() if self.mod is not None and self.mod < size else ""
+        decimals = self.decimals
+        for field, i in self.numbers:
+            if i is None:
+                record[field] = None
+                continue
+            text = row[i].strip() if i < size else ""
+            value = decimals.get(text, _MISSING)
+            if value is _MISSING:
+                value = decimals[text] = _number(text, self.path, line, field)
+            record[field] = value
+        return record
+
+
+_MISSING = object()
 
 
 def parse_pprrvu(raw: bytes, path: str) -> ParsedFile:
