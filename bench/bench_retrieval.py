@@ -48,7 +48,7 @@ def quality(store: Store, queries: tuple[LabelledQuery, ...], mode: str, split: 
 # Each issue-12 step switched off in turn (ablations), and all of them off (fusion only).
 ABLATIONS = {"no speaker-role weight": {"comment_factor": 1.0}, "no rule-year boost": {"rule_factor": 1.0},
              "no query expansion": {"expand": False, "expand_vector": False}, "no duplicate removal": {"dedup": False},
-             "no comment/response pairing": {"pair": False}}
+             "no comment/response pairing": {"pair": False}, "no common-word pruning": {"common_share": 1.0}}
 
 
 def bench_quality(store: Store, queries: tuple[LabelledQuery, ...]) -> None:

@@ -222,11 +222,20 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
     """Tokens through a fresh guard; a failing model is replaced by the deterministic writer.
     Returns (writer name, sentences withheld, labels cited by released sentences)."""
     labels: tuple[str, ...] = ()
+    model_withheld = 0
     if writer is not None and (prepared.sources or prepared.rows):   # nothing retrieved: no model call
         guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced)
         try:
             withheld = yield from _guarded(writer.stream(prepared), guard)
-            return writer.name, withheld, guard.cited_labels
+            if guard.cited_labels:
+                return writer.name, withheld, guard.cited_labels
+            model_withheld = withheld
+            # Nothing the model wrote cited a row, figure or source: it answered nothing that could be checked
+            # (a weak model's prose is all withheld). The user still gets the checked answer.
+            log.warning("model answer released no cited sentence (%d withheld); deterministic writer follows", withheld)
+            yield WarningEvent(kind=WarningKind.MODEL_ERROR, message="The language model's answer cited no row, "
+                               "figure or source (its factual sentences were withheld); the answer continues with "
+                               "the deterministic writer (no language model).")
         except ModelError as exc:
             log.warning("model failed: %s", exc)
             labels = guard.cited_labels
@@ -236,7 +245,7 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
                                    fixed=FIXED_SENTENCES)
     deterministic = DeterministicWriter()
     withheld = yield from _guarded(deterministic.stream(prepared), guard)
-    return deterministic.name, withheld, labels + guard.cited_labels
+    return deterministic.name, model_withheld + withheld, labels + guard.cited_labels
 
 
 def _guarded(chunks: Iterator[str], guard: OutputGuard) -> Iterator[ChatEvent]:

@@ -43,13 +43,16 @@ class Ranking:
     expand_vector: bool = False   # ... and to the text whose embedding is searched
     dedup: bool = False           # drop near-duplicates of a better-ranked hit
     pair: bool = False            # follow a comment summary with CMS's response to it
+    common_share: float = 1.0     # keyword query: leave out words found in more than this share of paragraphs
 
 
 # Chosen on the tuning half only (coordinate search with bench/bench_retrieval.py, full mirror corpus):
 # duplicate removal (recall@5 0.530 -> 0.532) and comment/response pairing (-> 0.540) added recall, the
 # named rule's boost a little (x3 -> 0.543; x1.5/x2 0.540); down-weighting comment summaries (x0.5-0.85:
 # 0.48-0.53) and adding family names to the keyword query (0.41) lost recall, so both stay off.
-RANKING = Ranking(dedup=True, pair=True, rule_factor=3.0)
+# Leaving words found in more than half of the paragraphs out of the keyword query (tuning recall@5 0.543 ->
+# 0.554; 0.3: 0.545, 0.2: 0.531, 0.1: 0.529, 0.05: 0.479) also makes the full-text ranker rank far fewer rows.
+RANKING = Ranking(dedup=True, pair=True, rule_factor=3.0, common_share=0.5)
 CANDIDATES = 4      # the SQL hands back k x CANDIDATES fused hits for duplicate removal and pairing
 
 _COLUMNS = ("c.id, c.collection, c.doc_id, c.seq, c.label, c.heading, c.text, c.codes, c.page, c.published, "
@@ -145,12 +148,15 @@ ORDER BY w.score DESC, c.id LIMIT :limit
 
 
 def _parameters(store: Store, question: str, query: QueryPlan, k: int, collections: tuple[str, ...],
-                since: date | None, weights: tuple[float, float], ranking: Ranking) -> dict:
+                since: date | None, weights: tuple[float, float], ranking: Ranking, conn=None) -> dict:
     """Bind values of the hybrid statement for one question."""
     expanded = f"{question} {query.expansion}" if ranking.expand and query.expansion else question
+    tsq = keyword_query(expanded)
+    if conn is not None and ranking.common_share < 1.0:
+        tsq = " | ".join(_rare_words(conn, store, tsq.split(" | ") if tsq else [], collections, ranking.common_share))
     return {"qvec": store.embedder.embed_query(expanded if ranking.expand_vector else question),
             "collections": list(collections), "since": since, "pool": max(POOL, k),
-            "tsq": keyword_query(expanded) or "''", "qcodes": list(query.codes),
+            "tsq": tsq or "''", "qcodes": list(query.codes),
             "wv": weights[0], "wk": weights[1], "rrf": RRF_K, "limit": k * CANDIDATES,
             "cf": ranking.comment_factor, "rf": ranking.rule_factor,
             "ryear": query.rule_year, "rkind": query.rule_kind}
@@ -168,13 +174,38 @@ def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], 
             conn.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
             weights = (ranking.vector_weight, WEIGHTS["hybrid"][1]) if mode == "hybrid" else WEIGHTS[mode]
             rows = conn.execute(_HYBRID, _parameters(store, question, plan(question), k, collections, since,
-                                                     weights, ranking)).all()
+                                                     weights, ranking, conn)).all()
             hits = [_hit(r, r.score) for r in rows]
             hits = drop_near_duplicates(hits, lambda h: h.text) if ranking.dedup else hits
             hits = _with_responses(conn, hits[:k], k) if ranking.pair else hits[:k]
         return SearchResult(hits=tuple(hits))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
         return _failed("rule-text search", exc)
+
+
+_TOTAL = text("SELECT count(*) FROM chunks WHERE collection = ANY(:collections)")
+_DF = text("SELECT count(*) FROM chunks WHERE collection = ANY(:collections) "
+           "AND tsv @@ plainto_tsquery('english', :word)")
+
+
+def _rare_words(conn, store: Store, words: list[str], collections: tuple[str, ...], share: float) -> list[str]:
+    """The words found in at most `share` of the collections' paragraphs (full text ranks every matching
+    paragraph, and a word in most of them — "care", "management" in rules about care management — only makes
+    that slow without telling paragraphs apart). Codes and numbers (a section heading naming G0557 is part of
+every paragraph's searchable text under it) and the two rarest words are always kept. Paragraph counts per
+    word are cached on the store, keyed by the collections' size (a re-index changes it)."""
+    if not words:
+        return words
+    total = conn.execute(_TOTAL, {"collections": list(collections)}).scalar_one()
+    cache = store.__dict__.setdefault("_word_counts", {})
+    counts = {}
+    for word in dict.fromkeys(words):
+        key = (collections, total, word)
+        if key not in cache:
+            cache[key] = conn.execute(_DF, {"collections": list(collections), "word": word}).scalar_one()
+        counts[word] = cache[key]
+    rarest = set(sorted((w for w in counts if counts[w]), key=counts.get)[:2])
+    return [w for w in counts if counts[w] <= share * total or w in rarest or any(c.isdigit() for c in w)]
 
 
 _RESPONSES = text(f"""SELECT {_COLUMNS} FROM chunks c

@@ -317,3 +317,22 @@ def test_quotes_keep_decimals_and_never_present_a_commenter_as_cms():
                  "Several physician commenters said", "Commenters assert that"):
         assert _COMMENTER.search(said), said
     assert not _COMMENTER.search("We agree with commenters that the methodology")
+
+
+def test_a_model_answer_with_nothing_checkable_is_followed_by_the_deterministic_answer(ollama_double):
+    """A weak model's reply whose every factual sentence is withheld (here: uncited claims) leaves the user
+    the checked deterministic answer, with a warning, instead of notes alone."""
+    from carenav_core.chat.answer import Answer
+    from carenav_core.chat.pipeline import _prose
+    detection = detect(QUESTION)
+    prepared = Prepared(question=QUESTION, detection=detection, plan=plan_question(QUESTION, detection, date(2026, 12, 1)),
+                        rows=(G0556,), figures=(), unpriced=(), sources=(EXCERPT,), messages=MESSAGES, warnings=())
+    from carenav_core.chat.writers import ModelWriter
+    ollama_double.enqueue("The question asks: what is G0556? The answer is no. This code was created after long "
+                          "lobbying by many large practices.")
+    writer = ModelWriter(model=_writer(ollama_double), options={}, first_token_s=None, total_s=None)
+    events = list(_prose(prepared, writer))
+    done = Answer.from_events(QUESTION, events)
+    assert any("cited no row" in w.message for w in done.warnings)
+    assert NO_MODEL_NOTICE in done.released_text and "[PFS CY2025 RVU25D]" in done.released_text
+    assert "The answer is no" not in done.released_text and len(done.withheld) >= 2
