@@ -212,6 +212,8 @@ def _clean(text: str) -> str:
     """One quotable sentence: no "Response:" prefix, no footnote numbers, brackets as parentheses."""
     text = _RESPONSE.sub("", re.sub(r"\s+", " ", text).strip())
     text = _FOOTNOTE.sub("", text)
+    if text.count("(") > text.count(")"):         # "(see Table 23 and sections II.G.2.b" cut by the splitter
+        text = text[:text.rfind("(")].rstrip(" ,;")
     return text.replace("[", "(").replace("]", ")").rstrip(".!?;: ").strip()
 
 
