@@ -272,7 +272,10 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
                     not passes_guard(_quote(text, source), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
-            score = len(specific) + len(own & words) + 3 * len(named) + voice + basis
+            # A code written in the question weighs 3; members of a named family (the question did not write
+            # them) count once, so a list of family codes does not outrank the question's own words.
+            coded = 3 * len(named & terms.written) + min(1, len(named - terms.written))
+            score = len(specific) + len(own & words) + coded + voice + basis
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source))
     return sorted(found, key=lambda c: (-c.score, c.position))
 
@@ -297,12 +300,14 @@ def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> li
 class Terms:
     asked: frozenset[str]       # the question's words
     family: frozenset[str]      # the named families' names and acronyms (as the registry writes them)
+    written: frozenset[str] = frozenset()   # codes the question writes out (not added by a family)
 
 
 def _terms(prepared: Prepared) -> Terms:
     families = {f.key: f for f in load_families()}
     family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
-    return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words))
+    return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words),
+                 written=frozenset(prepared.plan.named_codes))
 
 
 @dataclass(frozen=True, kw_only=True)
