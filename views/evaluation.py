@@ -42,22 +42,28 @@ def show(harness: str, metrics) -> None:
                        file_name=f"{harness}_results.json", mime="application/json")
 
 
+def run_on_fee_db(key: str, what: str, run) -> None:
+    """Run a harness that asks questions (`run(backends)`) and keep its results in session state under `key`;
+    a missing fee-schedule database or a harness error is shown, not raised."""
+    con = fee_db(settings)
+    if con is None:
+        st.warning("No fee-schedule database is built yet: build it on the Data page first.")
+        return
+    try:
+        st.session_state[key] = run(app_backends(settings, con))
+    except CareNavError as exc:
+        st.error(f"The {what} could not run: {exc}")
+
+
 chat, screener = st.columns(2)
 with chat:
     st.subheader("Chat harness")
     seed = st.number_input("Seed", value=7, step=1, key="chat_seed")
     count = st.number_input("Questions", min_value=1, max_value=180, value=180, step=10, key="chat_questions")
     if st.button("Run the chat harness", type="primary", key="run_chat"):
-        con = fee_db(settings)
-        if con is None:
-            st.warning("No fee-schedule database is built yet: build it on the Data page first.")
-        else:
-            try:
-                st.session_state["eval_chat"] = run_chat_evaluation(
-                    app_backends(settings, con), oracle_for(settings), seed=int(seed), questions=int(count),
-                    progress=bar_progress("Asking the golden questions"))
-            except CareNavError as exc:
-                st.error(f"The chat harness could not run: {exc}")
+        run_on_fee_db("eval_chat", "chat harness", lambda backends: run_chat_evaluation(
+            backends, oracle_for(settings), seed=int(seed), questions=int(count),
+            progress=bar_progress("Asking the golden questions")))
     show("chat", chat_metrics)
 
 with screener:
@@ -81,14 +87,7 @@ answers_seed = st.number_input("Seed", value=7, step=1, key="answers_seed")
 answers_count = st.number_input("Questions", min_value=1, max_value=200, value=200, step=10, key="answers_questions",
                                 help="the first N questions of data/eval/answers.toml (all when N is larger)")
 if st.button("Run the answer-usefulness harness", type="primary", key="run_answers"):
-    con = fee_db(settings)
-    if con is None:
-        st.warning("No fee-schedule database is built yet: build it on the Data page first.")
-    else:
-        try:
-            st.session_state[f"eval_answers_{answers_writer}"] = run_answers_evaluation(
-                app_backends(settings, con), oracle_for(settings), writer=answers_writer, seed=int(answers_seed),
-                questions=int(answers_count), progress=bar_progress("Asking the answer-usefulness questions"))
-        except CareNavError as exc:
-            st.error(f"The answer-usefulness harness could not run: {exc}")
+    run_on_fee_db(f"eval_answers_{answers_writer}", "answer-usefulness harness", lambda backends: run_answers_evaluation(
+        backends, oracle_for(settings), writer=answers_writer, seed=int(answers_seed), questions=int(answers_count),
+        progress=bar_progress("Asking the answer-usefulness questions")))
 show(f"answers_{answers_writer}", intent_rows)

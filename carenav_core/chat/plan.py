@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from functools import lru_cache
 
 from carenav_core.codes import Detection
 from carenav_core.codes.families import load_families
@@ -169,11 +170,17 @@ _FILLER = frozenset("what whats which who tell about show give info information 
                     "hcpcs cpt medicare cms the and for with under there any this that its year years".split())
 
 
+@lru_cache(maxsize=1)
+def _family_names() -> tuple[str, ...]:
+    """Every family synonym, lower case, longest first (so "chronic care management" goes before "care")."""
+    return tuple(sorted((s.lower() for f in load_families() for s in f.synonyms), key=len, reverse=True))
+
+
 def _topical(text: str) -> bool:
     """Does the question name a topic beyond codes, families and years ("What performance measurement
     applies to APCM practices?")? Such a question is a rule question, not a lookup."""
     rest = text.lower()
-    for name in sorted((s.lower() for f in load_families() for s in f.synonyms), key=len, reverse=True):
+    for name in _family_names():
         rest = rest.replace(name, " ")
     return any(w not in _FILLER for w in re.findall(r"[a-z][a-z'-]{2,}", rest))
 

@@ -19,7 +19,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.pfs.columns import BY_NAME, PROMPT_MONEY, PROMPT_RVUS
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import ValuationRow, newest_rows
 
 SYSTEM_PROMPT = """You answer questions about the Medicare Physician Fee Schedule for clinicians and billing staff.
 
@@ -134,12 +134,7 @@ def _must_keep(question: str, focus: list[ValuationRow], unpriced: Sequence[str]
         return messages_tokens(build_prompt(question, [], rows, unpriced, figures=figs, plan=plan)) <= prompt_tokens
     if fits(focus, figures):
         return focus, figures
-    newest: dict[tuple[str, str, bool], ValuationRow] = {}
-    for row in focus:
-        key = (row.hcpcs, row.mod, row.proposed)
-        if key not in newest or row.cy > newest[key].cy:
-            newest[key] = row
-    rows, figs = [r for r in focus if newest.get((r.hcpcs, r.mod, r.proposed)) is r], list(figures)
+    rows, figs = newest_rows(focus), list(figures)
     while not fits(rows, figs) and (len(rows) > 1 or figs):
         if len(figs) >= len(rows) and figs:
             figs.pop()

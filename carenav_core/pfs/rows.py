@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Sequence
 
 # Status codes of the PPRRVU file (CMS RVU file record layout, "STATUS CODE").
 STATUS_MEANINGS = {
@@ -87,3 +88,13 @@ class ValuationRow:
                   self.total_fac, self.cf, self.payment_nonfac, self.payment_fac,
                   *(c.value for c in self.other_cfs))
         return tuple(v for v in values if v is not None)
+
+
+def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
+    """Per code and modifier: the newest final row, and the proposed row if there is one (in input order)."""
+    newest: dict[tuple[str, str, bool], ValuationRow] = {}
+    for row in rows:
+        key = (row.hcpcs, row.mod, row.proposed)
+        if key not in newest or row.cy > newest[key].cy:
+            newest[key] = row
+    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.proposed)) is r]
