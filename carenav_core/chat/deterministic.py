@@ -22,7 +22,7 @@ from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.codes.families import load_families
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import ValuationRow, newest_rows  # noqa: F401 (newest_rows: used here and by tests)
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +95,6 @@ def unpriced_sentence(unpriced: Sequence[str]) -> str:
 def passes_guard(sentence: str, evidence: Evidence) -> bool:
     """Would the output guard release `sentence` whole (as one sentence, with no reasons)?"""
     return split_sentences(sentence + "\n") == [sentence + "\n"] and not check_sentence(sentence, evidence)
-
-
-def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
-    """Per code and modifier: the newest final row, and the proposed row if there is one."""
-    newest: dict[tuple[str, str, bool], ValuationRow] = {}
-    for row in rows:
-        key = (row.hcpcs, row.mod, row.proposed)
-        if key not in newest or row.cy > newest[key].cy:
-            newest[key] = row
-    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.proposed)) is r]
 
 
 # --- the asked figures ----------------------------------------------------------------------------
@@ -362,10 +352,14 @@ class DeterministicWriter:
         policy = Intent.POLICY in prepared.plan.intents
         changes = [] if policy else proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
         wanted = VALUATION_WORDS if prepared.rows and not policy else re.compile(r"\w")
-        valued = _pick(_candidates(prepared.sources, terms, codes, evidence, wanted),
-                       self.max_quotes - len(changes), taken)
-        if not valued and codes:        # nothing on valuation: what the rule text says of the codes themselves
-            naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b")
+        naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b") if codes else None
+        candidates = _candidates(prepared.sources, terms, codes, evidence, wanted)
+        if naming and not {Intent.HOW_VALUED, Intent.DEFINITION, Intent.POLICY} & set(prepared.plan.intents):
+            # A figure question ("How much more does 99214 pay than 99213?") did not ask about the rule text:
+            # quote only what the rule says of the asked codes themselves.
+            candidates = [c for c in candidates if naming.search(c.text)]
+        valued = _pick(candidates, self.max_quotes - len(changes), taken)
+        if not valued and naming:       # nothing on valuation: what the rule text says of the codes themselves
             valued = _pick(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
                                        evidence, naming), 2, taken)
         if valued or changes:

@@ -336,3 +336,20 @@ def test_a_model_answer_with_nothing_checkable_is_followed_by_the_deterministic_
     assert any("cited no row" in w.message for w in done.warnings)
     assert NO_MODEL_NOTICE in done.released_text and "[PFS CY2025 RVU25D]" in done.released_text
     assert "The answer is no" not in done.released_text and len(done.withheld) >= 2
+
+
+def test_a_figure_question_quotes_only_what_the_rule_says_of_the_asked_codes():
+    question = "How much does G0556 pay in 2025?"
+    other = replace(EXCERPT, label="[89 FR 98000 ¶1]", codes=("G0511",), text=(
+        "The APCM valuation methodology for advanced primary care management in rural health clinics was based "
+        "on the average payment of the care management services billed there."))
+    own = replace(EXCERPT, label="[89 FR 97900 ¶4]", codes=("G0556", "99490"), text=(
+        "We agree with commenters that increasing the valuation of HCPCS code G0556 to the equivalent of three "
+        "units of 99490 would better account for the work involved."))
+    detection = detect(question)
+    plan = plan_question(question, detection, date(2026, 12, 1))
+    assert not {"how-valued", "definition", "policy"} & {str(i) for i in plan.intents}
+    prepared = Prepared(question=question, detection=detection, plan=plan, rows=(G0556,), figures=(), unpriced=(),
+                        sources=(other, own), messages=[], warnings=())
+    text = "".join(DeterministicWriter().stream(prepared))
+    assert "[89 FR 97900 ¶4]" in text and "[89 FR 98000 ¶1]" not in text
