@@ -1,15 +1,15 @@
-"""Retrieval over the chunk store: hybrid (vector + full text, reciprocal rank fusion in one SQL
-statement, after pgvector-python `examples/hybrid_search/rrf.py`), code-cited paragraphs, and
-exact cosine search for small collections. Failures become warnings and empty results: these
+"""Retrieval over the chunk store: hybrid (pgvector's nearest paragraphs and BM25's best, re-ranked by
+rank.py), code-cited paragraphs, and exact cosine search for small collections. Failures become warnings and empty results: these
 functions never raise into the chat."""
 from __future__ import annotations
 
 import logging
-import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+import numpy as np
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import bindparam, text
 
@@ -17,43 +17,28 @@ from carenav_core.errors import StoreError
 from carenav_core.retrieval.chunk import COMMENT, RESPONSE
 from carenav_core.retrieval.dedup import drop_near_duplicates
 from carenav_core.retrieval.plan import QueryPlan, plan
-from carenav_core.retrieval.store import STORE_ERRORS, Store, check_collection, embedding_dimension
+from carenav_core.retrieval.rank import LexicalIndex, features, lexical_index, load_ranker
+from carenav_core.retrieval.store import STORE_ERRORS, Store, check_built, check_collection, embedding_dimension
 
 log = logging.getLogger(__name__)
 
-RRF_K = 60          # reciprocal rank fusion constant (Cormack et al. 2009)
-POOL = 50           # candidates each ranker hands to the fusion
-EF_SEARCH = 200     # pgvector 0.6 filters after the HNSW walk: look wider than the pool
-# (vector, keyword) weights of each ranker in the fusion; one-ranker modes are for evaluation.
-# Vector 0.5: on data/eval/retrieval_queries.toml, MiniLM alone (recall@5 0.41) trails full text
-# (0.48); at equal weights its near-duplicate comment paragraphs crowded out keyword hits (0.50),
-# at 0.5 the fusion reaches 0.54 (bench/bench_retrieval.py, full mirror corpus).
-WEIGHTS = {"hybrid": (0.5, 1.0), "vector": (1.0, 0.0), "keyword": (0.0, 1.0)}
+RRF_K = 60          # reciprocal rank fusion constant (Cormack et al. 2009), for the fusion-only baseline
+POOL = 50           # candidates each ranker (BM25, vector) hands to the re-ranker
+EF_SEARCH = 64      # pgvector 0.6 filters after the HNSW walk: look wider than the pool
 
 
 @dataclass(frozen=True, kw_only=True)
 class Ranking:
-    """What the hybrid ranking does besides fusing the two rankers (issue 12). Every value was
-    chosen on the tuning half of data/eval/retrieval_queries.toml only; bench/bench_retrieval.py
-    reports the held-out half."""
-    vector_weight: float = WEIGHTS["hybrid"][0]   # weight of the vector ranks in the hybrid fusion
-    comment_factor: float = 1.0   # score multiplier for CMS's summaries of comments (prefer CMS's own words)
-    rule_factor: float = 1.0      # multiplier for chunks of the rule (year, kind) the question names
-    expand: bool = False          # add family names/definitions of the codes named to the keyword query
-    expand_vector: bool = False   # ... and to the text whose embedding is searched
-    dedup: bool = False           # drop near-duplicates of a better-ranked hit
+    """What the hybrid ranking does with the keyword and vector pools (issue 12). bench/bench_retrieval.py
+    switches each part off in turn and reports the held-out half of data/eval/retrieval_queries.toml."""
+    learned: bool = True          # re-rank with data/retrieval_ranker.toml; False: reciprocal rank fusion
+    off: tuple[str, ...] = ()     # re-ranker features left out (their weight set to 0), for ablations
+    dedup: bool = True            # drop near-duplicates of a better-ranked hit
     pair: bool = False            # follow a comment summary with CMS's response to it
-    common_share: float = 1.0     # keyword query: leave out words found in more than this share of paragraphs
 
 
-# Chosen on the tuning half only (coordinate search with bench/bench_retrieval.py, full mirror corpus):
-# duplicate removal (recall@5 0.530 -> 0.532) and comment/response pairing (-> 0.540) added recall, the
-# named rule's boost a little (x3 -> 0.543; x1.5/x2 0.540); down-weighting comment summaries (x0.5-0.85:
-# 0.48-0.53) and adding family names to the keyword query (0.41) lost recall, so both stay off.
-# Leaving words found in more than half of the paragraphs out of the keyword query (tuning recall@5 0.543 ->
-# 0.554; 0.3: 0.545, 0.2: 0.531, 0.1: 0.529, 0.05: 0.479) also makes the full-text ranker rank far fewer rows.
-RANKING = Ranking(dedup=True, pair=True, rule_factor=3.0, common_share=0.5)
-CANDIDATES = 4      # the SQL hands back k x CANDIDATES fused hits for duplicate removal and pairing
+# Pairing is off: with the re-ranker it cost recall@5 on the tuning half (0.639 without, 0.626 with).
+RANKING = Ranking()
 
 _COLUMNS = ("c.id, c.collection, c.doc_id, c.seq, c.label, c.heading, c.text, c.codes, c.page, c.published, "
             "c.metadata, c.role, c.pair_seq")
@@ -107,120 +92,120 @@ def _failed(action: str, exc: Exception) -> SearchResult:
     return SearchResult(warnings=(message,))
 
 
-def keyword_query(question: str) -> str:
-    """An OR tsquery of the question's words (to_tsquery drops English stop words).
-
-    >>> keyword_query("How did CMS value G0557?")
-    'how | did | cms | value | g0557'
-    """
-    return " | ".join(w.lower() for w in re.findall(r"[A-Za-z0-9]+", question))
-
-
-_HYBRID = text(f"""
+# Everything a question needs before the candidate pools, in one round trip: the HNSW search width for
+# this transaction, the vector column's dimension and the embedder each collection was built with (a
+# mismatch is refused), the collections' version (is the in-memory snapshot current?), the question's lexemes.
+_PREAMBLE = text(f"""SELECT set_config('hnsw.ef_search', '{EF_SEARCH}', true) AS ef_search,
+    (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'
+        AND NOT attisdropped) AS dimension,
+    (SELECT coalesce(json_agg(json_build_array(name, embedder, dimension)), '[]') FROM collections
+        WHERE name = ANY(:collections)) AS built,
+    (SELECT json_build_array(count(*), coalesce(sum(chunk_count), 0), max(indexed_at)) FROM documents
+        WHERE collection = ANY(:collections)) AS version,
+    tsvector_to_array(to_tsvector('english', :q)) AS lexemes""")
+# The vector pool (HNSW) and the keyword pool in one round trip: each candidate's cosine similarity.
+_CANDIDATE_IDS = text("""
 WITH semantic AS (
-    SELECT id, row_number() OVER (ORDER BY distance) AS rank FROM (
-        SELECT id, embedding <=> :qvec AS distance FROM chunks
-        WHERE collection = ANY(:collections) AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
-        ORDER BY embedding <=> :qvec LIMIT :pool) nearest
-), keyword AS (
-    SELECT id, row_number() OVER (ORDER BY code_hit DESC, rank DESC, id) AS rank FROM (
-        SELECT id, codes && CAST(:qcodes AS text[]) AS code_hit, ts_rank(tsv, query) AS rank
-        FROM chunks, to_tsquery('english', :tsq) query
-        WHERE :wk > 0 AND tsv @@ query AND collection = ANY(:collections)
-          AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
-        ORDER BY code_hit DESC, rank DESC, id LIMIT :pool) matched
-), fused AS (
-    SELECT coalesce(s.id, k.id) AS id,
-           coalesce(:wv / (:rrf + s.rank), 0.0) + coalesce(:wk / (:rrf + k.rank), 0.0) AS score
-    FROM semantic s FULL OUTER JOIN keyword k ON s.id = k.id
-), weighted AS (
-    SELECT f.id, f.score
-        * CASE WHEN c.role = 'comment_summary' THEN :cf ELSE 1.0 END
-        * CASE WHEN (CAST(:ryear AS integer) IS NOT NULL OR CAST(:rkind AS text) IS NOT NULL)
-                AND (CAST(:ryear AS integer) IS NULL OR c.metadata->>'rule_year' = CAST(:ryear AS text))
-                AND (CAST(:rkind AS text) IS NULL OR c.metadata->>'kind' = CAST(:rkind AS text))
-               THEN :rf ELSE 1.0 END AS score
-    FROM fused f JOIN chunks c ON c.id = f.id WHERE f.score > 0
+    SELECT id FROM chunks
+    WHERE collection = ANY(:collections) AND (CAST(:since AS date) IS NULL OR published >= CAST(:since AS date))
+    ORDER BY embedding <=> :qvec LIMIT :pool
 )
-SELECT {_COLUMNS}, w.score FROM weighted w JOIN chunks c ON c.id = w.id
-ORDER BY w.score DESC, c.id LIMIT :limit
+SELECT c.id, 1 - (c.embedding <=> :qvec) AS similarity, c.id IN (SELECT id FROM semantic) AS semantic
+FROM chunks c WHERE c.id IN (SELECT id FROM semantic UNION ALL SELECT unnest(CAST(:lexical AS bigint[])))
 """).bindparams(bindparam("qvec", type_=Vector()))
+_ROWS = text(f"SELECT {_COLUMNS} FROM chunks c WHERE c.id = ANY(CAST(:ids AS bigint[]))")
+_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="carenav-query-embedding")
 
 
-def _parameters(store: Store, question: str, query: QueryPlan, k: int, collections: tuple[str, ...],
-                since: date | None, weights: tuple[float, float], ranking: Ranking, conn=None) -> dict:
-    """Bind values of the hybrid statement for one question."""
-    expanded = f"{question} {query.expansion}" if ranking.expand and query.expansion else question
-    tsq = keyword_query(expanded)
-    if conn is not None and ranking.common_share < 1.0:
-        tsq = " | ".join(_rare_words(conn, store, tsq.split(" | ") if tsq else [], collections, ranking.common_share))
-    return {"qvec": store.embedder.embed_query(expanded if ranking.expand_vector else question),
-            "collections": list(collections), "since": since, "pool": max(POOL, k),
-            "tsq": tsq or "''", "qcodes": list(query.codes),
-            "wv": weights[0], "wk": weights[1], "rrf": RRF_K, "limit": k * CANDIDATES,
-            "cf": ranking.comment_factor, "rf": ranking.rule_factor,
-            "ryear": query.rule_year, "rkind": query.rule_kind}
+@dataclass(frozen=True, kw_only=True)
+class Candidates:
+    """The pooled candidates of one question: chunk ids, their positions in the lexical index, cosine
+    similarities, which came from the vector pool, and BM25 and the share of question words over the whole index."""
+    ids: list[int]
+    positions: list[int]
+    similarity: np.ndarray
+    semantic: np.ndarray
+    bm25: np.ndarray
+    coverage: np.ndarray
+    index: LexicalIndex
+    query: QueryPlan
+
+
+def candidates(conn, store: Store, question: str, collections: tuple[str, ...], since: date | None = None,
+               pool: int = POOL) -> Candidates:
+    """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question.
+    StoreError when the index is empty, EmbedderMismatchError when another embedder built it."""
+    embedding = _EMBEDDING.submit(store.embedder.embed_query, question)   # the model runs while the database works
+    first = conn.execute(_PREAMBLE, {"collections": list(collections), "q": question}).one()
+    if first.dimension is None or first.dimension < 0:
+        raise StoreError("the rule-text index is empty; run `carenav build` (or `carenav index`)")
+    for collection, built_by, dimension in first.built:
+        check_built(collection, built_by, dimension, store.embedder)
+    index = lexical_index(conn, store, collections, tuple(first.version))
+    lexical, bm25, coverage = index.keyword_pool(first.lexemes or [], pool, since)
+    found = [r for r in conn.execute(_CANDIDATE_IDS, {
+        "qvec": embedding.result(), "collections": list(collections), "since": since, "pool": pool,
+        "lexical": [int(i) for i in lexical]}).all() if r.id in index.row_of]
+    return Candidates(ids=[r.id for r in found], positions=[index.row_of[r.id] for r in found], bm25=bm25, coverage=coverage,
+                      similarity=np.array([float(r.similarity) for r in found]),
+                      semantic=np.array([bool(r.semantic) for r in found]), index=index, query=plan(question))
+
+
+def _order(found: Candidates, mode: str, ranking: Ranking) -> list[tuple[int, float]]:
+    """(chunk id, score) best first, for one ranker or the hybrid."""
+    bm25 = found.bm25[found.positions] if found.ids else np.zeros(0)
+    if mode == "vector":
+        scored = [(i, s) for i, s, v in zip(found.ids, found.similarity, found.semantic) if v]
+    elif mode == "keyword":
+        scored = [(i, b) for i, b in zip(found.ids, bm25) if b > 0]
+    elif ranking.learned:
+        scores = load_ranker().scores(features(found.index, found.query, found.positions, found.bm25,
+                                               found.similarity, found.coverage), ranking.off)
+        scored = list(zip(found.ids, scores))
+    else:  # reciprocal rank fusion of the two pools (the baseline the re-ranker is measured against)
+        fused = np.zeros(len(found.ids))
+        for values, present in ((found.similarity, found.semantic), (bm25, bm25 > 0)):
+            ranks = np.argsort(np.argsort(-np.where(present, values, -np.inf), kind="stable"), kind="stable") + 1
+            fused += np.where(present, 1.0 / (RRF_K + ranks), 0.0)
+        scored = list(zip(found.ids, fused))
+    return sorted(((int(i), float(s)) for i, s in scored), key=lambda pair: (-pair[1], pair[0]))
+
+
+def _best_hits(conn, found: Candidates, ranked: list[tuple[int, float]], k: int, ranking: Ranking) -> list[Hit]:
+    """The first `k` ranked chunks as hits (near-duplicates of a better one left out when asked), each
+    comment summary followed by CMS's response. Rows are read 2k at a time with the responses they need."""
+    index, kept, known = found.index, [], {}
+    for start in range(0, len(ranked), 2 * k):
+        batch = ranked[start:start + 2 * k]
+        partners = [index.ids[p] for p in (index.partner[index.row_of[i]] for i, _ in batch) if p >= 0]
+        rows = {r.id: r for r in conn.execute(_ROWS, {"ids": [i for i, _ in batch] + [int(p) for p in partners]})}
+        known.update({(r.doc_id, r.seq): r for r in rows.values()})
+        kept += [_hit(rows[i], score) for i, score in batch if i in rows]
+        if ranking.dedup:
+            kept = drop_near_duplicates(kept, lambda h: h.text, keep=k)
+        if len(kept) >= k:
+            break
+    kept = kept[:k]
+    return _with_responses(kept, k, known) if ranking.pair else kept
 
 
 def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], since: date | None = None,
              mode: Literal["hybrid", "vector", "keyword"] = "hybrid", ranking: Ranking = RANKING) -> SearchResult:
-    """The `k` chunks of `collections` that best answer `question`, published on or after `since`:
-    fused ranks weighted by speaker role and by the rule the question names, near-duplicates of a
-    better hit dropped, a comment summary followed by CMS's response. `mode` keeps one ranker only
-    (for evaluation)."""
+    """The `k` chunks of `collections` that best answer `question`, published on or after `since`: the BM25
+    and vector pools re-ranked (rank.py), near-duplicates of a better hit dropped, a comment summary followed
+    by CMS's response. `mode` keeps one ranker only (for evaluation)."""
     try:
         with store.engine.begin() as conn:
-            _check(conn, collections, store.embedder)
-            conn.execute(text(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}"))
-            weights = (ranking.vector_weight, WEIGHTS["hybrid"][1]) if mode == "hybrid" else WEIGHTS[mode]
-            rows = conn.execute(_HYBRID, _parameters(store, question, plan(question), k, collections, since,
-                                                     weights, ranking, conn)).all()
-            hits = [_hit(r, r.score) for r in rows]
-            hits = drop_near_duplicates(hits, lambda h: h.text) if ranking.dedup else hits
-            hits = _with_responses(conn, hits[:k], k) if ranking.pair else hits[:k]
+            found = candidates(conn, store, question, collections, since, max(POOL, k))
+            hits = _best_hits(conn, found, _order(found, mode, ranking), k, ranking)
         return SearchResult(hits=tuple(hits))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
         return _failed("rule-text search", exc)
 
 
-_TOTAL = text("SELECT count(*) FROM chunks WHERE collection = ANY(:collections)")
-_DF = text("SELECT count(*) FROM chunks WHERE collection = ANY(:collections) "
-           "AND tsv @@ plainto_tsquery('english', :word)")
-
-
-def _rare_words(conn, store: Store, words: list[str], collections: tuple[str, ...], share: float) -> list[str]:
-    """The words found in at most `share` of the collections' paragraphs (full text ranks every matching
-    paragraph, and a word in most of them — "care", "management" in rules about care management — only makes
-    that slow without telling paragraphs apart). Codes and numbers (a section heading naming G0557 is part of
-every paragraph's searchable text under it) and the two rarest words are always kept. Paragraph counts per
-    word are cached on the store, keyed by the collections' size (a re-index changes it)."""
-    if not words:
-        return words
-    total = conn.execute(_TOTAL, {"collections": list(collections)}).scalar_one()
-    cache = store.__dict__.setdefault("_word_counts", {})
-    counts = {}
-    for word in dict.fromkeys(words):
-        key = (collections, total, word)
-        if key not in cache:
-            cache[key] = conn.execute(_DF, {"collections": list(collections), "word": word}).scalar_one()
-        counts[word] = cache[key]
-    rarest = set(sorted((w for w in counts if counts[w]), key=counts.get)[:2])
-    return [w for w in counts if counts[w] <= share * total or w in rarest or any(c.isdigit() for c in w)]
-
-
-_RESPONSES = text(f"""SELECT {_COLUMNS} FROM chunks c
-WHERE c.collection = :collection AND c.doc_id = :doc_id AND c.seq = :seq""")
-
-
-def _response_to(conn, comment: Hit) -> Hit | None:
-    row = conn.execute(_RESPONSES, {"collection": comment.collection, "doc_id": comment.doc_id,
-                                    "seq": comment.pair_seq}).first()
-    return _hit(row, comment.score) if row is not None and row.role == RESPONSE else None
-
-
-def _with_responses(conn, hits: list[Hit], k: int) -> list[Hit]:
-    """Each comment summary followed by CMS's response to it (moved up, or fetched when not shown);
-    the list is cut back to `k`, and a comment left in the last place gives way to its response."""
+def _with_responses(hits: list[Hit], k: int, known: dict) -> list[Hit]:
+    """Each comment summary followed by CMS's response to it (moved up, or taken from `known` rows
+    when not shown); the list is cut back to `k`, and a comment left in the last place gives way to its response."""
     shown = {(h.doc_id, h.seq): h for h in hits}
     out: list[Hit] = []
     for hit in hits:
@@ -228,7 +213,9 @@ def _with_responses(conn, hits: list[Hit], k: int) -> list[Hit]:
             continue
         out.append(hit)
         if hit.role == COMMENT and hit.pair_seq is not None:
-            response = shown.get((hit.doc_id, hit.pair_seq)) or _response_to(conn, hit)
+            row = known.get((hit.doc_id, hit.pair_seq))
+            response = shown.get((hit.doc_id, hit.pair_seq)) or (
+                _hit(row, hit.score) if row is not None and row.role == RESPONSE else None)
             if response is not None and response not in out:
                 out.append(response)
     if len(out) > k and out[k - 1].role == COMMENT and (out[k].doc_id, out[k].seq) == (out[k - 1].doc_id, out[k - 1].pair_seq):

@@ -125,9 +125,15 @@ def check_collection(conn: Connection, collection: str, embedder: Embedder) -> N
     """Raise EmbedderMismatchError when `collection` was built by another embedder."""
     row = conn.execute(text("SELECT embedder, dimension FROM collections WHERE name = :n"),
                        {"n": collection}).first()
-    if row is not None and (row.embedder, row.dimension) != (embedder.name, embedder.dimension):
+    if row is not None:
+        check_built(collection, row.embedder, row.dimension, embedder)
+
+
+def check_built(collection: str, built_by: str, dimension: int, embedder: Embedder) -> None:
+    """Raise EmbedderMismatchError when `collection`, built by `built_by` (`dimension`-d), is not `embedder`'s."""
+    if (built_by, dimension) != (embedder.name, embedder.dimension):
         raise EmbedderMismatchError(
-            f"collection {collection!r} was built with {row.embedder} ({row.dimension}-d) but "
+            f"collection {collection!r} was built with {built_by} ({dimension}-d) but "
             f"the configured embedder is {embedder.name} ({embedder.dimension}-d); "
             "rebuild it with `carenav index --force` (or `carenav build --force`)")
 

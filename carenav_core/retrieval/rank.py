@@ -1,0 +1,204 @@
+"""The hybrid ranker's two halves that live in memory: BM25 over PostgreSQL's own lexemes, and a linear
+re-ranker over features of each candidate paragraph (issue 12).
+
+Why in memory: PostgreSQL's `ts_rank` has no inverse document frequency and ranks every matching row
+(~40 ms a question on the 5,196-paragraph corpus); BM25 over a per-process snapshot of the collection's
+lexemes takes about a millisecond and ranks better (bench/bench_retrieval.py). The snapshot holds lexeme
+counts and a few facts per paragraph, not text or vectors (pgvector still finds the nearest paragraphs),
+and is rebuilt when the `documents` table says the collection changed (a document indexed in the
+background, a re-index).
+
+The re-ranker scores each candidate (the keyword and vector pools together) with a weighted sum of
+standardised features: how well its words and its meaning match, how well the best paragraph of its
+section matches (an answer's paragraphs sit together under one heading), whether CMS states a decision
+in it ("After consideration of public comments, we are finalizing..."), who speaks, whether it names the
+question's codes or belongs to the rule the question names. The weights come from
+data/retrieval_ranker.toml, fitted by bench/fit_ranker.py on the tuning half of the labelled queries only.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Connection, text
+
+from carenav_core.errors import ConfigError
+from carenav_core.retrieval.chunk import RESPONSE
+from carenav_core.retrieval.plan import QueryPlan
+from carenav_core.settings import PROJECT_ROOT
+
+K1, B = 1.2, 0.75          # BM25 (Robertson & Zaragoza 2009); chosen on the tuning half (b 0.5/0.9, k1 0.9/2.0 no better)
+RANKER_FILE = PROJECT_ROOT / "data" / "retrieval_ranker.toml"
+# A paragraph where CMS states its decision.
+_DECISION = re.compile(r"after consideration of (?:the )?public comments|we are finaliz", re.IGNORECASE)
+_TSV_ENTRY = re.compile(r"'((?:[^']|'')+)'(?::([0-9A-D,]+))?")
+
+FEATURES = ("bm25", "vector", "section_bm25", "section_vector", "neighbour_bm25", "decision", "response",
+            "names_codes", "misses_codes", "named_rule", "log_words", "summary", "coverage", "section_coverage")
+"""What the re-ranker reads per candidate, in the order of the weights in data/retrieval_ranker.toml:
+bm25 (over the candidates' best), vector (cosine minus the best candidate's), the best of each within the
+candidate's section, the better BM25 of the paragraphs just before and after it in the same section,
+a decision sentence, a CMS response, names a code the question names / the question names codes and
+this paragraph none of them, belongs to the rule the question names, log(1 + words), under a summary
+heading, the share of the question's words the paragraph contains, and the best such share in its section."""
+
+
+def text_counts(tsv: str) -> dict[str, int]:
+    """Lexeme -> occurrences in the paragraph itself (weight A of the stored tsvector; heading and
+    context are weight B and left out: BM25 over them lost recall on the tuning half).
+
+    >>> text_counts("'bill':3A,9A,12B 'g0556':1B 'valu':5A")
+    {'bill': 2, 'valu': 1}
+    """
+    counts = {}
+    for match in _TSV_ENTRY.finditer(tsv):
+        n = sum(p.endswith("A") for p in (match.group(2) or "").split(","))
+        if n:
+            counts[match.group(1).replace("''", "'")] = n
+    return counts
+
+
+_SNAPSHOT = text("""SELECT id, label, doc_id, seq, heading, role, pair_seq, codes, published,
+    metadata->>'rule_year' AS rule_year, metadata->>'kind' AS kind, tsv::text AS tsv,
+    (text ~* :decision) AS decision, array_length(regexp_split_to_array(trim(text), '\\s+'), 1) AS words
+FROM chunks WHERE collection = ANY(:collections) ORDER BY id""")
+
+
+class LexicalIndex:
+    """BM25 postings and per-paragraph facts of a set of collections, as of one `documents` version."""
+
+    def __init__(self, rows, version) -> None:
+        self.version = version
+        self.ids = np.array([r.id for r in rows], dtype=np.int64)
+        self.row_of = {int(i): n for n, i in enumerate(self.ids)}
+        self.n = len(rows)
+        postings: dict[str, tuple[list[int], list[int]]] = {}
+        lengths = np.zeros(self.n)
+        for n, row in enumerate(rows):
+            for lexeme, count in text_counts(row.tsv).items():
+                docs, tfs = postings.setdefault(lexeme, ([], []))
+                docs.append(n)
+                tfs.append(count)
+                lengths[n] += count
+        self.postings = {w: (np.array(d), np.array(t, dtype=float)) for w, (d, t) in postings.items()}
+        self.norm = K1 * (1 - B + B * lengths / (lengths.mean() if self.n else 1.0))
+        sections = {}
+        self.section = np.array([sections.setdefault((r.doc_id, r.heading), len(sections)) for r in rows])
+        position = {(r.doc_id, r.seq): n for n, r in enumerate(rows)}
+        self.labels = [r.label for r in rows]
+        self.partner = np.array([position.get((r.doc_id, r.pair_seq), -1) if r.pair_seq is not None else -1
+                                 for r in rows])      # the comment a response answers, or the response to a comment
+        self.before = np.array([position.get((r.doc_id, r.seq - 1), -1) for r in rows])
+        self.after = np.array([position.get((r.doc_id, r.seq + 1), -1) for r in rows])
+        self.published = [r.published for r in rows]
+        self.codes = [frozenset(r.codes or ()) for r in rows]
+        self.rule = [(r.rule_year or "", r.kind or "") for r in rows]
+        self.decision = np.array([bool(r.decision) for r in rows], dtype=float)
+        self.response = np.array([r.role == RESPONSE for r in rows], dtype=float)
+        self.log_words = np.log1p(np.array([r.words or 0 for r in rows], dtype=float))
+        self.summary = np.array(["summary" in (r.heading or "").lower() for r in rows], dtype=float)
+
+    def match(self, lexemes) -> tuple[np.ndarray, np.ndarray]:
+        """(BM25, share of the lexemes it contains) of every paragraph for the question's lexemes."""
+        scores, found_in = np.zeros(self.n), np.zeros(self.n)
+        wanted = list(dict.fromkeys(lexemes))
+        for lexeme in wanted:
+            found = self.postings.get(lexeme)
+            if found is None:
+                continue
+            docs, tfs = found
+            idf = math.log(1 + (self.n - len(docs) + 0.5) / (len(docs) + 0.5))
+            scores[docs] += idf * tfs * (K1 + 1) / (tfs + self.norm[docs])
+            found_in[docs] += 1
+        return scores, found_in / max(1, len(wanted))
+
+    def bm25(self, lexemes) -> np.ndarray:
+        """BM25 of every paragraph for the question's lexemes (0 where none occurs)."""
+        return self.match(lexemes)[0]
+
+    def keyword_pool(self, lexemes, pool: int, since: date | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(chunk ids, BM25, share of question words) of the `pool` best paragraphs with any question word,
+        published on or after `since`; BM25 and the share cover the whole index."""
+        scores, coverage = self.match(lexemes)
+        if since is not None:
+            scores[[p is None or p < since for p in self.published]] = 0.0
+        best = np.argsort(-scores, kind="stable")[:pool]
+        best = best[scores[best] > 0]
+        return self.ids[best], scores, coverage
+
+
+_lock = threading.Lock()
+
+
+def lexical_index(conn: Connection, store, collections: tuple[str, ...], version: tuple) -> LexicalIndex:
+    """The store's snapshot for `collections`, rebuilt when their `version` (count, paragraphs and newest
+    `indexed_at` of their `documents` rows) changed."""
+    cache = store.__dict__.setdefault("_lexical", {})
+    with _lock:
+        index = cache.get(collections)
+        if index is None or index.version != version:
+            rows = conn.execute(_SNAPSHOT, {"collections": list(collections), "decision": _DECISION.pattern}).all()
+            index = cache[collections] = LexicalIndex(rows, version)
+    return index
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ranker:
+    """A linear re-ranker: score = sum(weight * (feature - mean) / scale)."""
+    mean: np.ndarray
+    scale: np.ndarray
+    weight: np.ndarray
+
+    def scores(self, features: np.ndarray, off: tuple[str, ...] = ()) -> np.ndarray:
+        weight = self.weight * np.array([name not in off for name in FEATURES])
+        return ((features - self.mean) / self.scale) @ weight
+
+
+@lru_cache(maxsize=4)
+def load_ranker(path: Path = RANKER_FILE) -> Ranker:
+    """The fitted weights; ConfigError names the file and what is wrong."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))["feature"]
+        by_name = {f["name"]: f for f in raw}
+        rows = [(float(by_name[n]["mean"]), float(by_name[n]["scale"]), float(by_name[n]["weight"])) for n in FEATURES]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: expected one [[feature]] (name, mean, scale, weight) for each of "
+                          f"{', '.join(FEATURES)}: {exc!r}") from exc
+    mean, scale, weight = (np.array(column) for column in zip(*rows))
+    if (scale <= 0).any():
+        raise ConfigError(f"{path}: every scale must be positive")
+    return Ranker(mean=mean, scale=scale, weight=weight)
+
+
+def features(index: LexicalIndex, query: QueryPlan, rows: list[int], bm25: np.ndarray,
+             similarity: np.ndarray, coverage: np.ndarray) -> np.ndarray:
+    """The FEATURES of the candidates `rows` (positions in `index`), one row each. `bm25` and `coverage`
+    cover the whole index; `similarity` is each candidate's cosine to the question."""
+    rows_a = np.array(rows, dtype=int)
+    bm = bm25[rows_a]
+    bm = bm / bm.max() if bm.max() > 0 else bm
+    vector = similarity - similarity.max()
+    section = index.section[rows_a]
+    section_bm = np.array([bm[section == s].max() for s in section])
+    section_vector = np.array([vector[section == s].max() for s in section])
+    at = {r: n for n, r in enumerate(rows)}
+    neighbour = np.array([max([bm[at[o]] for o in (index.before[r], index.after[r])
+                               if o in at and index.section[o] == index.section[r]], default=0.0) for r in rows])
+    wanted = set(query.codes)
+    names = np.array([bool(wanted & index.codes[r]) for r in rows], dtype=float)
+    misses = (1.0 - names) if wanted else np.zeros(len(rows))
+    year, kind = str(query.rule_year or ""), query.rule_kind or ""
+    named = np.array([bool(year or kind) and (not year or index.rule[r][0] == year)
+                      and (not kind or index.rule[r][1] == kind) for r in rows], dtype=float)
+    share = coverage[rows_a]
+    section_share = np.array([share[section == s].max() for s in section])
+    return np.column_stack([bm, vector, section_bm, section_vector, neighbour, index.decision[rows_a],
+                            index.response[rows_a], names, misses, named, index.log_words[rows_a], index.summary[rows_a],
+                            share, section_share])

@@ -1,0 +1,80 @@
+"""The in-memory half of the hybrid ranker: BM25 over PostgreSQL's lexemes, the snapshot that follows
+the index, and the fitted re-ranker weights."""
+from __future__ import annotations
+
+import doctest
+from collections import namedtuple
+from datetime import date
+
+import numpy as np
+import pytest
+
+from carenav_core.errors import ConfigError
+from carenav_core.retrieval import rank
+from carenav_core.retrieval.chunk import Chunk
+from carenav_core.retrieval.index import index_chunks
+from carenav_core.retrieval.search import retrieve
+
+Row = namedtuple("Row", "id label doc_id seq heading role pair_seq codes published rule_year kind tsv decision words")
+
+
+def _row(n: int, tsv: str, heading: str = "h", **extra) -> Row:
+    values = dict(id=100 + n, label=f"[x ¶{n}]", doc_id="d", seq=n, heading=heading, role="cms_text", pair_seq=None,
+                  codes=(), published=date(2024, 12, 9), rule_year="2025", kind="final rule", tsv=tsv,
+                  decision=False, words=10)
+    return Row(**(values | extra))
+
+
+def test_doctests():
+    assert doctest.testmod(rank).failed == 0
+
+
+def test_bm25_weighs_rare_words_and_reads_only_the_paragraph_itself():
+    index = rank.LexicalIndex([_row(0, "'care':1A 'consent':2A"), _row(1, "'care':1A,4A"),
+                               _row(2, "'care':1A 'consent':3B"), _row(3, "'care':2A 'month':5B")], version=(1,))
+    scores = index.bm25(["consent", "care"])
+    assert scores[0] > scores[1] > 0            # the rare word counts for more than a second "care"
+    assert scores[2] == pytest.approx(scores[3])  # "consent" only in the heading/context (weight B) adds nothing
+    ids, _, share = index.keyword_pool(["consent", "month"], pool=5, since=None)
+    assert list(share) == [0.5, 0.0, 0.0, 0.0]
+    assert list(ids) == [100]
+    assert list(index.keyword_pool(["consent"], pool=5, since=date(2025, 1, 1))[0]) == []
+
+
+def test_features_of_a_section_and_of_the_question():
+    rows = [_row(0, "'a':1A", heading="s1", decision=True), _row(1, "'a':1A,2A", heading="s1", role="cms_response"),
+            _row(2, "'b':1A", heading="s2", codes=("G0556",))]
+    index = rank.LexicalIndex(rows, version=(1,))
+    from carenav_core.retrieval.plan import plan
+    bm25, share = index.match(["a", "c"])
+    x = rank.features(index, plan("Is G0556 in the CY 2025 final rule?"), [0, 1, 2], bm25, np.array([0.2, 0.1, 0.5]), share)
+    col = {name: x[:, n] for n, name in enumerate(rank.FEATURES)}
+    assert list(col["bm25"]) == pytest.approx([col["bm25"][0], 1.0, 0.0]) and col["bm25"][0] < 1.0
+    assert list(col["section_bm25"]) == [1.0, 1.0, 0.0]           # the best paragraph of each section
+    assert list(col["vector"]) == pytest.approx([-0.3, -0.4, 0.0])
+    assert list(col["neighbour_bm25"]) == pytest.approx([1.0, col["bm25"][0], 0.0])  # s2 has no neighbour in s1
+    assert list(col["decision"]) == [1, 0, 0] and list(col["response"]) == [0, 1, 0]
+    assert list(col["names_codes"]) == [0, 0, 1] and list(col["misses_codes"]) == [1, 1, 0]
+    assert list(col["named_rule"]) == [1, 1, 1]
+    assert list(col["coverage"]) == [0.5, 0.5, 0.0] and list(col["section_coverage"]) == [0.5, 0.5, 0.0]
+
+
+def test_the_shipped_weights_load_and_a_broken_file_is_named(tmp_path):
+    ranker = rank.load_ranker()
+    assert len(ranker.weight) == len(rank.FEATURES) and (ranker.scale > 0).all()
+    assert ranker.weight[rank.FEATURES.index("misses_codes")] < 0 < ranker.weight[rank.FEATURES.index("bm25")]
+    broken = tmp_path / "ranker.toml"
+    broken.write_text('[[feature]]\nname = "bm25"\nmean = 0\nscale = 1\nweight = 1\n')
+    with pytest.raises(ConfigError, match=r"ranker\.toml.*vector"):
+        rank.load_ranker(broken)
+
+
+def test_the_snapshot_follows_documents_indexed_later(any_store):
+    def chunk(doc: str, body: str) -> Chunk:
+        return Chunk(doc_id=doc, seq=0, label=f"[{doc}]", heading=doc, text=body, codes=())
+    index_chunks(any_store, "rank_test", [chunk("one", "Remote monitoring of physiologic parameters.")])
+    assert [h.doc_id for h in retrieve(any_store, "physiologic monitoring", 3, ("rank_test",)).hits] == ["one"]
+    index_chunks(any_store, "rank_test", [chunk("one", "Remote monitoring of physiologic parameters."),
+                                          chunk("two", "Zebrafish husbandry is not a Medicare service.")])
+    hits = retrieve(any_store, "zebrafish husbandry", 3, ("rank_test",)).hits
+    assert hits and hits[0].doc_id == "two" and hits[0].text.startswith("Zebrafish")
