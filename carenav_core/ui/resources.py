@@ -16,6 +16,7 @@ from carenav_core.build_all import build_all
 from carenav_core.errors import CareNavError
 from carenav_core.llm import ModelClient, model_client
 from carenav_core.pfs.valuation import open_reader, reader_cursor
+from carenav_core.retrieval.search import retrieve
 from carenav_core.retrieval.store import STORE_ERRORS, Store
 from carenav_core.settings import Settings
 
@@ -95,15 +96,17 @@ def app_backends(settings: Settings, fee_db: duckdb.DuckDBPyConnection | None) -
 
 @st.cache_resource
 def warm_backends(_settings: Settings) -> threading.Thread:
-    """Start the retrieval store and load the embedder in the background, once per process, so the
-    first question does not wait for them (a cold start costs ~1.3 s here). A failure is logged; the
-    question itself then reports it as a warning."""
+    """Start the retrieval store, load the embedder and build the rule-text snapshot (retrieval/rank.py,
+    ~1-2 s for 5,196 paragraphs) in the background, once per process, so the first question does not wait
+    for them (a cold start costs ~1.3 s here without the snapshot). A failure is logged; the question itself
+    then reports it as a warning."""
     store = app_store(_settings)
 
     def warm() -> None:
         try:
             store.engine
             store.embedder.embed_query("warm up")
+            retrieve(store, "warm up", 1, ("rules",))    # builds the snapshot; a failure is a warning, not raised
         except STORE_ERRORS as exc:
             log.warning("warming the retrieval store failed (the next question will say so): %s", exc)
     thread = threading.Thread(target=warm, name="carenav-warm", daemon=True)
