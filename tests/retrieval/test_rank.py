@@ -2,12 +2,12 @@
 the index, and the fitted re-ranker weights."""
 from __future__ import annotations
 
-import doctest
 from collections import namedtuple
 from datetime import date
 
 import numpy as np
 import pytest
+from sqlalchemy import text
 
 from carenav_core.errors import ConfigError
 from carenav_core.retrieval import rank
@@ -15,23 +15,32 @@ from carenav_core.retrieval.chunk import Chunk
 from carenav_core.retrieval.index import index_chunks
 from carenav_core.retrieval.search import retrieve
 
-Row = namedtuple("Row", "id label doc_id seq heading role pair_seq codes published rule_year kind tsv decision words")
+Row = namedtuple("Row", "id label doc_id seq heading role pair_seq codes published rule_year kind decision words lexemes counts")
 
 
-def _row(n: int, tsv: str, heading: str = "h", **extra) -> Row:
+def _row(n: int, counts: dict[str, int], heading: str = "h", **extra) -> Row:
+    """A snapshot row; `counts`: lexeme -> occurrences in the paragraph itself (0: only in its heading/context)."""
     values = dict(id=100 + n, label=f"[x ¶{n}]", doc_id="d", seq=n, heading=heading, role="cms_text", pair_seq=None,
-                  codes=(), published=date(2024, 12, 9), rule_year="2025", kind="final rule", tsv=tsv,
-                  decision=False, words=10)
+                  codes=(), published=date(2024, 12, 9), rule_year="2025", kind="final rule", decision=False,
+                  words=10, lexemes=list(counts), counts=list(counts.values()))
     return Row(**(values | extra))
 
 
-def test_doctests():
-    assert doctest.testmod(rank).failed == 0
+def test_the_snapshot_counts_only_the_paragraphs_own_words(any_store):
+    # Real PostgreSQL: "consent" is in the heading only (tsvector weight B), "month" in the text twice.
+    chunk = Chunk(doc_id="w", seq=0, label="[w]", heading="Beneficiary consent", text="Billed per month; one month.",
+                  codes=())
+    index_chunks(any_store, "rank_words", [chunk])
+    with any_store.engine.connect() as conn:
+        version = tuple(conn.execute(text("SELECT 1")).one())
+        index = rank.lexical_index(conn, any_store, ("rank_words",), version)
+    assert "consent" not in index.postings and list(index.postings["month"][1]) == [2.0]
+    assert "bill" in index.postings and index.log_words[0] == pytest.approx(np.log1p(5))
 
 
 def test_bm25_weighs_rare_words_and_reads_only_the_paragraph_itself():
-    index = rank.LexicalIndex([_row(0, "'care':1A 'consent':2A"), _row(1, "'care':1A,4A"),
-                               _row(2, "'care':1A 'consent':3B"), _row(3, "'care':2A 'month':5B")], version=(1,))
+    index = rank.LexicalIndex([_row(0, {"care": 1, "consent": 1}), _row(1, {"care": 2}),
+                               _row(2, {"care": 1, "consent": 0}), _row(3, {"care": 1, "month": 0})], version=(1,))
     scores = index.bm25(["consent", "care"])
     assert scores[0] > scores[1] > 0            # the rare word counts for more than a second "care"
     assert scores[2] == pytest.approx(scores[3])  # "consent" only in the heading/context (weight B) adds nothing
@@ -42,8 +51,8 @@ def test_bm25_weighs_rare_words_and_reads_only_the_paragraph_itself():
 
 
 def test_features_of_a_section_and_of_the_question():
-    rows = [_row(0, "'a':1A", heading="s1", decision=True), _row(1, "'a':1A,2A", heading="s1", role="cms_response"),
-            _row(2, "'b':1A", heading="s2", codes=("G0556",))]
+    rows = [_row(0, {"a": 1}, heading="s1", decision=True), _row(1, {"a": 2}, heading="s1", role="cms_response"),
+            _row(2, {"b": 1}, heading="s2", codes=("G0556",))]
     index = rank.LexicalIndex(rows, version=(1,))
     from carenav_core.retrieval.plan import plan
     bm25, share = index.match(["a", "c"])
