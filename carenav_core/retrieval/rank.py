@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Connection, text
 
 from carenav_core.errors import ConfigError
@@ -153,20 +154,32 @@ class Ranker:
         return ((features - self.mean) / self.scale) @ weight
 
 
+class RankerFeature(BaseModel):
+    """One `[[feature]]` of data/retrieval_ranker.toml."""
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(description="One of FEATURES.")
+    mean: float = Field(description="Mean of the feature over the tuning candidates.")
+    scale: float = Field(gt=0, description="Standard deviation over the tuning candidates.")
+    weight: float = Field(description="Fitted weight of the standardised feature.")
+
+
 @lru_cache(maxsize=4)
 def load_ranker(path: Path = RANKER_FILE) -> Ranker:
-    """The fitted weights; ConfigError names the file and what is wrong."""
+    """The fitted weights: exactly one [[feature]] per FEATURES name; ConfigError names the file and the problem."""
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))["feature"]
-        by_name = {f["name"]: f for f in raw}
-        rows = [(float(by_name[n]["mean"]), float(by_name[n]["scale"]), float(by_name[n]["weight"])) for n in FEATURES]
-    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{path}: expected one [[feature]] (name, mean, scale, weight) for each of "
-                          f"{', '.join(FEATURES)}: {exc!r}") from exc
-    mean, scale, weight = (np.array(column) for column in zip(*rows))
-    if (scale <= 0).any():
-        raise ConfigError(f"{path}: every scale must be positive")
-    return Ranker(mean=mean, scale=scale, weight=weight)
+        found = [RankerFeature.model_validate(entry) for entry in raw]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValidationError) as exc:
+        raise ConfigError(f"{path}: expected [[feature]] tables (name, mean, scale > 0, weight): {exc}") from exc
+    names = [f.name for f in found]
+    if sorted(names) != sorted(FEATURES):
+        missing, unknown = set(FEATURES) - set(names), set(names) - set(FEATURES)
+        repeated = {n for n in names if names.count(n) > 1}
+        raise ConfigError(f"{path}: features must be exactly {', '.join(FEATURES)}; missing {sorted(missing)}, "
+                          f"unknown {sorted(unknown)}, repeated {sorted(repeated)}")
+    by_name = {f.name: f for f in found}
+    return Ranker(mean=np.array([by_name[n].mean for n in FEATURES]), scale=np.array([by_name[n].scale for n in FEATURES]),
+                  weight=np.array([by_name[n].weight for n in FEATURES]))
 
 
 def features(index: LexicalIndex, query: QueryPlan, rows: list[int], bm25: np.ndarray,
