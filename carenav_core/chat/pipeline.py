@@ -146,7 +146,8 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
     retrieved = retrieve(backends.store, text, RETRIEVE_K, ("rules",))
     if not detection.codes:
         return retrieved
-    return merge(retrieved, code_cited(backends.store, list(detection.codes), CITED_PER_CODE))
+    shown = frozenset(h.chunk_id for h in retrieved.hits)
+    return merge(retrieved, code_cited(backends.store, list(detection.codes), CITED_PER_CODE, question=text, skip=shown))
 
 
 def prepare(question: str, backends: Backends, valuation: bool = True, today: date | None = None) -> Prepared:

@@ -36,11 +36,13 @@ def register(subparsers) -> None:
 
 
 def run_search(args: argparse.Namespace, settings: Settings) -> int:
-    """Hybrid hits first, then paragraphs citing the codes the question names."""
+    """Hybrid hits first, then the paragraphs naming the question's codes that best answer it."""
     store = Store(settings)
     try:
         retrieved = retrieve(store, args.question, args.k, ("rules",), since=args.since)
-        found = merge(retrieved, code_cited(store, list(detect(args.question).explicit), args.cited))
+        shown = frozenset(h.chunk_id for h in retrieved.hits)
+        found = merge(retrieved, code_cited(store, list(detect(args.question).explicit), args.cited,
+                                            question=args.question, skip=shown))
         note = progress_note(index_progress(store))
     finally:
         store.close()

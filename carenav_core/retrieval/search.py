@@ -131,9 +131,8 @@ class Candidates:
     query: QueryPlan
 
 
-def candidates(conn, store: Store, question: str, collections: tuple[str, ...], since: date | None = None,
-               pool: int = POOL) -> Candidates:
-    """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question.
+def _prepared(conn, store: Store, question: str, collections: tuple[str, ...]):
+    """(lexical snapshot, the question's lexemes, its embedding as a future) after one preamble round trip.
     StoreError when the index is empty, EmbedderMismatchError when another embedder built it."""
     embedding = _EMBEDDING.submit(store.embedder.embed_query, question)   # the model runs while the database works
     first = conn.execute(_PREAMBLE, {"collections": list(collections), "q": question}).one()
@@ -141,8 +140,14 @@ def candidates(conn, store: Store, question: str, collections: tuple[str, ...], 
         raise StoreError("the rule-text index is empty; run `carenav build` (or `carenav index`)")
     for collection, built_by, dimension in first.built:
         check_built(collection, built_by, dimension, store.embedder)
-    index = lexical_index(conn, store, collections, tuple(first.version))
-    lexical, bm25, coverage = index.keyword_pool(first.lexemes or [], pool, since)
+    return lexical_index(conn, store, collections, tuple(first.version)), first.lexemes or [], embedding
+
+
+def candidates(conn, store: Store, question: str, collections: tuple[str, ...], since: date | None = None,
+               pool: int = POOL) -> Candidates:
+    """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question."""
+    index, lexemes, embedding = _prepared(conn, store, question, collections)
+    lexical, bm25, coverage = index.keyword_pool(lexemes, pool, since)
     found = [r for r in conn.execute(_CANDIDATE_IDS, {
         "qvec": embedding.result(), "collections": list(collections), "since": since, "pool": pool,
         "lexical": [int(i) for i in lexical]}).all() if r.id in index.row_of]
@@ -243,20 +248,54 @@ ORDER BY wanted.n
 """)
 
 
-def code_cited(store: Store, codes: list[str], per_code: int, collection: str = "rules") -> SearchResult:
-    """For each code, the newest chunks whose `codes` contain it (most mentions first), at most
-    `per_code` each, without duplicates; score is 0 (not ranked against a question)."""
+CODE_POOL = 100     # paragraphs naming one code (newest first) that the re-ranker chooses from for a question
+_CODE_POOL = text("""
+SELECT wanted.code, c.id, 1 - (c.embedding <=> :qvec) AS similarity
+FROM unnest(CAST(:codes AS text[])) WITH ORDINALITY AS wanted(code, n)
+CROSS JOIN LATERAL (
+    SELECT id, embedding FROM chunks c WHERE c.collection = :collection AND c.codes @> ARRAY[wanted.code]
+    ORDER BY c.published DESC NULLS LAST, c.id LIMIT :pool) c
+ORDER BY wanted.n
+""").bindparams(bindparam("qvec", type_=Vector()))
+
+
+def code_cited(store: Store, codes: list[str], per_code: int, collection: str = "rules", *,
+               question: str | None = None, skip: frozenset[int] = frozenset()) -> SearchResult:
+    """For each code, at most `per_code` chunks whose `codes` contain it, without duplicates. Without a
+    `question`: the newest (most mentions first), score 0. With one: of the code's newest CODE_POOL chunks,
+    those the re-ranker scores best for the question, chunk ids in `skip` (already shown) left out."""
     if not codes or per_code <= 0:
         return SearchResult()
+    codes = [c.upper() for c in codes]
     try:
-        with store.engine.connect() as conn:
-            rows = conn.execute(_CODE_CITED, {"codes": [c.upper() for c in codes], "per_code": per_code,
-                                              "collection": collection}).all()
+        with store.engine.begin() as conn:
+            if question is not None:
+                return SearchResult(hits=tuple(_cited_for(conn, store, question, codes, per_code, collection, skip)))
+            rows = conn.execute(_CODE_CITED, {"codes": codes, "per_code": per_code, "collection": collection}).all()
     except STORE_ERRORS as exc:
         return _failed("code-cited lookup", exc)
     seen: set[int] = set()
     hits = [_hit(r, 0.0) for r in rows if not (r.id in seen or seen.add(r.id))]
     return SearchResult(hits=tuple(hits))
+
+
+def _cited_for(conn, store: Store, question: str, codes: list[str], per_code: int, collection: str,
+               skip: frozenset[int]) -> list[Hit]:
+    """Per code, the `per_code` chunks naming it that the re-ranker scores best for `question`."""
+    index, lexemes, embedding = _prepared(conn, store, question, (collection,))
+    bm25, coverage = index.match(lexemes)
+    pooled = conn.execute(_CODE_POOL, {"codes": codes, "collection": collection, "pool": CODE_POOL,
+                                       "qvec": embedding.result()}).all()
+    query, chosen = plan(question), {}
+    for code in dict.fromkeys(r.code for r in pooled):
+        mine = [r for r in pooled if r.code == code and r.id in index.row_of and r.id not in skip and r.id not in chosen]
+        if not mine:
+            continue
+        scores = load_ranker().scores(features(index, query, [index.row_of[r.id] for r in mine], bm25,
+                                               np.array([float(r.similarity) for r in mine]), coverage))
+        chosen.update((mine[i].id, float(scores[i])) for i in np.argsort(-scores, kind="stable")[:per_code])
+    rows = {r.id: r for r in conn.execute(_ROWS, {"ids": list(chosen)})}
+    return [_hit(rows[i], score) for i, score in chosen.items() if i in rows]
 
 
 def merge(retrieved: SearchResult, cited: SearchResult) -> SearchResult:

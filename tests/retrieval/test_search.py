@@ -49,6 +49,20 @@ def test_code_cited_g0556_hand_checked(any_store):
     assert all("G0556" in h.codes and h.rule_id == "CMS-1807-F" for h in hits)
 
 
+def test_code_cited_for_a_question_chooses_among_the_codes_paragraphs(any_store):
+    # 2024-25382 names G0556 in 29 paragraphs; the newest-first choice (no question) is about billing burden and
+    # the descriptor, the question asks about the proposed value (89 FR 97899: "we propose a work RVU for G0556 of 0.17").
+    question = "What work RVU did CMS propose for G0556 and what was it based on?"
+    hits = code_cited(any_store, ["G0556"], 4, question=question).hits
+    assert len(hits) == 4 and all("G0556" in h.codes for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert any("we propose a work RVU for G0556 of 0.17" in h.text for h in hits), [h.label for h in hits]
+    assert [h.label for h in hits] != [h.label for h in code_cited(any_store, ["G0556"], 4).hits]
+    shown = frozenset(h.chunk_id for h in hits[:2])
+    rest = code_cited(any_store, ["G0556"], 4, question=question, skip=shown).hits
+    assert [h.chunk_id for h in rest[:2]] == [h.chunk_id for h in hits[2:]] and not shown & {h.chunk_id for h in rest}
+
+
 def test_merge_keeps_retrieved_rank_then_adds_new_cited(any_store):
     retrieved = retrieve(any_store, "APCM level 1 valuation", 3, ("rules",))
     cited = code_cited(any_store, ["G0556", "G0558"], 2)
