@@ -186,6 +186,8 @@ def features(index: LexicalIndex, query: QueryPlan, rows: list[int], bm25: np.nd
              similarity: np.ndarray, coverage: np.ndarray) -> np.ndarray:
     """The FEATURES of the candidates `rows` (positions in `index`), one row each. `bm25` and `coverage`
     cover the whole index; `similarity` is each candidate's cosine to the question."""
+    if not rows:
+        return np.zeros((0, len(FEATURES)))
     rows_a = np.array(rows, dtype=int)
     bm = bm25[rows_a]
     bm = bm / bm.max() if bm.max() > 0 else bm

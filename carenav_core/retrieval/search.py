@@ -4,7 +4,9 @@ functions never raise into the chat."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -131,6 +133,17 @@ class Candidates:
     query: QueryPlan
 
 
+@contextmanager
+def _one_state(store: Store) -> Iterator:
+    """A read transaction whose statements all see one committed state (REPEATABLE READ): a question takes
+    several statements (preamble, pools, rows), and a rebuild may commit between them; a reader then sees the
+    whole old index or the whole new one, never ids of one with the snapshot of the other."""
+    with store.engine.connect() as conn:
+        conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            yield conn
+
+
 def _prepared(conn, store: Store, question: str, collections: tuple[str, ...]):
     """(lexical snapshot, the question's lexemes, its embedding as a future) after one preamble round trip.
     StoreError when the index is empty, EmbedderMismatchError when another embedder built it."""
@@ -158,7 +171,9 @@ def candidates(conn, store: Store, question: str, collections: tuple[str, ...], 
 
 def _order(found: Candidates, mode: str, ranking: Ranking) -> list[tuple[int, float]]:
     """(chunk id, score) best first, for one ranker or the hybrid."""
-    bm25 = found.bm25[found.positions] if found.ids else np.zeros(0)
+    if not found.ids:
+        return []
+    bm25 = found.bm25[found.positions]
     if mode == "vector":
         scored = [(i, s) for i, s, v in zip(found.ids, found.similarity, found.semantic) if v]
     elif mode == "keyword":
@@ -200,7 +215,7 @@ def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], 
     and vector pools re-ranked (rank.py), near-duplicates of a better hit dropped, a comment summary followed
     by CMS's response. `mode` keeps one ranker only (for evaluation)."""
     try:
-        with store.engine.begin() as conn:
+        with _one_state(store) as conn:
             found = candidates(conn, store, question, collections, since, max(POOL, k))
             hits = _best_hits(conn, found, _order(found, mode, ranking), k, ranking)
         return SearchResult(hits=tuple(hits))
@@ -268,7 +283,7 @@ def code_cited(store: Store, codes: list[str], per_code: int, collection: str = 
         return SearchResult()
     codes = [c.upper() for c in codes]
     try:
-        with store.engine.begin() as conn:
+        with _one_state(store) as conn:
             if question is not None:
                 return SearchResult(hits=tuple(_cited_for(conn, store, question, codes, per_code, collection, skip)))
             rows = conn.execute(_CODE_CITED, {"codes": codes, "per_code": per_code, "collection": collection}).all()

@@ -103,3 +103,9 @@ def test_the_snapshot_follows_documents_indexed_later(any_store):
                                           chunk("two", "Zebrafish husbandry is not a Medicare service.")])
     hits = retrieve(any_store, "zebrafish husbandry", 3, ("rank_test",)).hits
     assert hits and hits[0].doc_id == "two" and hits[0].text.startswith("Zebrafish")
+
+
+def test_a_collection_with_no_paragraphs_gives_no_hits_and_no_error(any_store):
+    # An emptied collection (a forced rebuild deletes before it inserts) has no candidates at all.
+    result = retrieve(any_store, "chronic care management", 5, ("emptied_collection",))
+    assert result.hits == () and result.warnings == ()
