@@ -4,6 +4,7 @@ their word 5-shingles overlap by at least 80% (Jaccard), so showing both adds no
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable, Sequence, TypeVar
 
 SHINGLE = 5
@@ -11,6 +12,7 @@ NEAR = 0.8          # Jaccard of 5-shingles; measured: true repeats score >= 0.8
 T = TypeVar("T")
 
 
+@lru_cache(maxsize=20_000)     # paragraph texts repeat across questions; ~2 ms of a question's 20
 def shingles(text: str, size: int = SHINGLE) -> frozenset[str]:
     """Lower-case word n-grams of a text (a short text is its own single shingle).
 

@@ -192,12 +192,14 @@ def features(index: LexicalIndex, query: QueryPlan, rows: list[int], bm25: np.nd
     bm = bm25[rows_a]
     bm = bm / bm.max() if bm.max() > 0 else bm
     vector = similarity - similarity.max()
-    section = index.section[rows_a]
-    section_bm = np.array([bm[section == s].max() for s in section])
-    section_vector = np.array([vector[section == s].max() for s in section])
-    at = {r: n for n, r in enumerate(rows)}
-    neighbour = np.array([max([bm[at[o]] for o in (index.before[r], index.after[r])
-                               if o in at and index.section[o] == index.section[r]], default=0.0) for r in rows])
+    _, section = np.unique(index.section[rows_a], return_inverse=True)
+    at = np.full(index.n, -1)
+    at[rows_a] = np.arange(len(rows))
+    neighbour = np.zeros(len(rows))
+    for beside in (index.before[rows_a], index.after[rows_a]):     # -1: none; else shown only if a candidate
+        shown = np.where(beside >= 0, at[beside], -1)
+        same = (shown >= 0) & (index.section[np.maximum(beside, 0)] == index.section[rows_a])
+        neighbour = np.maximum(neighbour, np.where(same, bm[np.maximum(shown, 0)], 0.0))
     wanted = set(query.codes)
     names = np.array([bool(wanted & index.codes[r]) for r in rows], dtype=float)
     misses = (1.0 - names) if wanted else np.zeros(len(rows))
@@ -205,7 +207,17 @@ def features(index: LexicalIndex, query: QueryPlan, rows: list[int], bm25: np.nd
     named = np.array([bool(year or kind) and (not year or index.rule[r][0] == year)
                       and (not kind or index.rule[r][1] == kind) for r in rows], dtype=float)
     share = coverage[rows_a]
-    section_share = np.array([share[section == s].max() for s in section])
-    return np.column_stack([bm, vector, section_bm, section_vector, neighbour, index.decision[rows_a],
+    return np.column_stack([bm, vector, _section_max(bm, section), _section_max(vector, section), neighbour, index.decision[rows_a],
                             index.response[rows_a], names, misses, named, index.log_words[rows_a], index.summary[rows_a],
-                            share, section_share])
+                            share, _section_max(share, section)])
+
+
+def _section_max(values: np.ndarray, section: np.ndarray) -> np.ndarray:
+    """Each candidate's best value among the candidates of its section (`section`: 0..n-1 per candidate).
+
+    >>> _section_max(np.array([0.2, 0.9, 0.4]), np.array([0, 0, 1])).tolist()
+    [0.9, 0.9, 0.4]
+    """
+    best = np.full(section.max() + 1, -np.inf)
+    np.maximum.at(best, section, values)
+    return best[section]

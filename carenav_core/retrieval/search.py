@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -144,10 +144,15 @@ def _one_state(store: Store) -> Iterator:
             yield conn
 
 
-def _prepared(conn, store: Store, question: str, collections: tuple[str, ...]):
+def embedding_of(store: Store, question: str) -> Future:
+    """The question's embedding, computed in a thread: the model runs while the database works."""
+    return _EMBEDDING.submit(store.embedder.embed_query, question)
+
+
+def _prepared(conn, store: Store, question: str, collections: tuple[str, ...], embedding: Future | None = None):
     """(lexical snapshot, the question's lexemes, its embedding as a future) after one preamble round trip.
     StoreError when the index is empty, EmbedderMismatchError when another embedder built it."""
-    embedding = _EMBEDDING.submit(store.embedder.embed_query, question)   # the model runs while the database works
+    embedding = embedding or embedding_of(store, question)
     first = conn.execute(_PREAMBLE, {"collections": list(collections), "q": question}).one()
     if first.dimension is None or first.dimension < 0:
         raise StoreError("the rule-text index is empty; run `carenav build` (or `carenav index`)")
@@ -157,9 +162,9 @@ def _prepared(conn, store: Store, question: str, collections: tuple[str, ...]):
 
 
 def candidates(conn, store: Store, question: str, collections: tuple[str, ...], since: date | None = None,
-               pool: int = POOL) -> Candidates:
+               pool: int = POOL, embedding: Future | None = None) -> Candidates:
     """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question."""
-    index, lexemes, embedding = _prepared(conn, store, question, collections)
+    index, lexemes, embedding = _prepared(conn, store, question, collections, embedding)
     lexical, bm25, coverage = index.keyword_pool(lexemes, pool, since)
     found = [r for r in conn.execute(_CANDIDATE_IDS, {
         "qvec": embedding.result(), "collections": list(collections), "since": since, "pool": pool,
@@ -215,8 +220,9 @@ def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], 
     and vector pools re-ranked (rank.py), near-duplicates of a better hit dropped, a comment summary followed
     by CMS's response. `mode` keeps one ranker only (for evaluation)."""
     try:
+        embedding = embedding_of(store, question)        # runs while the connection is checked out
         with _one_state(store) as conn:
-            found = candidates(conn, store, question, collections, since, max(POOL, k))
+            found = candidates(conn, store, question, collections, since, max(POOL, k), embedding)
             hits = _best_hits(conn, found, _order(found, mode, ranking), k, ranking)
         return SearchResult(hits=tuple(hits))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
