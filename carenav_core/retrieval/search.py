@@ -1,6 +1,6 @@
 """Retrieval over the chunk store: hybrid (pgvector's nearest paragraphs and BM25's best, re-ranked by
-rank.py), code-cited paragraphs, and exact cosine search for small collections. Failures become warnings and empty results: these
-functions never raise into the chat."""
+rank.py), code-cited paragraphs, and exact cosine search for small collections. Failures become warnings
+and empty results: these functions never raise into the chat."""
 from __future__ import annotations
 
 import logging
@@ -169,8 +169,8 @@ def candidates(conn, store: Store, question: str, collections: tuple[str, ...], 
     found = [r for r in conn.execute(_CANDIDATE_IDS, {
         "qvec": embedding.result(), "collections": list(collections), "since": since, "pool": pool,
         "lexical": [int(i) for i in lexical]}).all() if r.id in index.row_of]
-    return Candidates(ids=[r.id for r in found], positions=[index.row_of[r.id] for r in found], bm25=bm25, coverage=coverage,
-                      similarity=np.array([float(r.similarity) for r in found]),
+    return Candidates(ids=[r.id for r in found], positions=[index.row_of[r.id] for r in found], bm25=bm25,
+                      coverage=coverage, similarity=np.array([float(r.similarity) for r in found]),
                       semantic=np.array([bool(r.semantic) for r in found]), index=index, query=plan(question))
 
 
