@@ -120,12 +120,12 @@ def ours_plan_figures(con, question: str, years: int):
 
 def ours_evidence(con, store: Store, question: str, years: int):
     """The evidence step of chat.pipeline.prepare: detect, plan, value, focus, computed figures, code-cited
-    paragraphs (locality pricing runs only for questions naming a place; none of these do)."""
+    paragraphs chosen for the question (locality pricing runs only for questions naming a place; none of these do)."""
     detection = detect(question)
     plan = plan_question(question, detection, TODAY)
     rows = value(con, detection.codes, years=years)[0] if detection.codes else []
     figures = compute_figures(mark_focus(rows, plan), plan)
-    cited = code_cited(store, list(detection.codes), CITED_PER_CODE) if detection.codes else ()
+    cited = code_cited(store, list(detection.codes), CITED_PER_CODE, question=question) if detection.codes else ()
     return rows, figures, cited
 
 

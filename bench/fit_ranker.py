@@ -34,10 +34,8 @@ L2 = 0.01          # ridge on the standardised weights; 0.001-0.1 gave the same 
 
 def training_data(store: Store) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Per positive tuning query: its candidates' features and 0/1 relevance."""
-    from sqlalchemy import text
     xs, ys = [], []
-    with store.engine.begin() as conn:
-        conn.execute(text("SET LOCAL hnsw.ef_search = 64"))
+    with store.engine.begin() as conn:            # candidates() sets the product's HNSW width itself
         for query in load_labelled():
             if query.split != "tuning" or query.negative:
                 continue

@@ -18,7 +18,6 @@ data/retrieval_ranker.toml, fitted by bench/fit_ranker.py on the tuning half of 
 from __future__ import annotations
 
 import math
-import re
 import threading
 import tomllib
 from dataclasses import dataclass
@@ -39,8 +38,8 @@ from carenav_core.settings import PROJECT_ROOT
 # 0.670, k1 2.0 b 0.9 0.677, k1 1.2 b 0.9 0.670, k1 0.9 b 0.75 0.663: all within one query (0.01), kept.
 K1, B = 1.2, 0.75
 RANKER_FILE = PROJECT_ROOT / "data" / "retrieval_ranker.toml"
-# A paragraph where CMS states its decision.
-_DECISION = re.compile(r"after consideration of (?:the )?public comments|we are finaliz", re.IGNORECASE)
+# A paragraph where CMS states its decision (a PostgreSQL regular expression, matched case-insensitively).
+_DECISION = r"after consideration of (the )?public comments|we are finaliz"
 
 FEATURES = ("bm25", "vector", "section_bm25", "section_vector", "neighbour_bm25", "decision", "response",
             "names_codes", "misses_codes", "named_rule", "log_words", "summary", "coverage", "section_coverage")
@@ -114,10 +113,6 @@ class LexicalIndex:
             found_in[docs] += 1
         return scores, found_in / max(1, len(wanted))
 
-    def bm25(self, lexemes) -> np.ndarray:
-        """BM25 of every paragraph for the question's lexemes (0 where none occurs)."""
-        return self.match(lexemes)[0]
-
     def keyword_pool(self, lexemes, pool: int, since: date | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(chunk ids, BM25, share of question words) of the `pool` best paragraphs with any question word,
         published on or after `since`; BM25 and the share cover the whole index."""
@@ -139,7 +134,7 @@ def lexical_index(conn: Connection, store, collections: tuple[str, ...], version
     with _lock:
         index = cache.get(collections)
         if index is None or index.version != version:
-            rows = conn.execute(_SNAPSHOT, {"collections": list(collections), "decision": _DECISION.pattern}).all()
+            rows = conn.execute(_SNAPSHOT, {"collections": list(collections), "decision": _DECISION}).all()
             index = cache[collections] = LexicalIndex(rows, version)
     return index
 

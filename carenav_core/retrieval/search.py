@@ -116,6 +116,7 @@ SELECT c.id, 1 - (c.embedding <=> :qvec) AS similarity, c.id IN (SELECT id FROM 
 FROM chunks c WHERE c.id IN (SELECT id FROM semantic UNION ALL SELECT unnest(CAST(:lexical AS bigint[])))
 """).bindparams(bindparam("qvec", type_=Vector()))
 _ROWS = text(f"SELECT {_COLUMNS} FROM chunks c WHERE c.id = ANY(CAST(:ids AS bigint[]))")
+_EMPTY_INDEX = "the rule-text index is empty; run `carenav build` (or `carenav index`)"
 _EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="carenav-query-embedding")
 
 
@@ -155,7 +156,7 @@ def _prepared(conn, store: Store, question: str, collections: tuple[str, ...], e
     embedding = embedding or embedding_of(store, question)
     first = conn.execute(_PREAMBLE, {"collections": list(collections), "q": question}).one()
     if first.dimension is None or first.dimension < 0:
-        raise StoreError("the rule-text index is empty; run `carenav build` (or `carenav index`)")
+        raise StoreError(_EMPTY_INDEX)
     for collection, built_by, dimension in first.built:
         check_built(collection, built_by, dimension, store.embedder)
     return lexical_index(conn, store, collections, tuple(first.version)), first.lexemes or [], embedding
@@ -198,12 +199,15 @@ def _order(found: Candidates, mode: str, ranking: Ranking) -> list[tuple[int, fl
 
 def _best_hits(conn, found: Candidates, ranked: list[tuple[int, float]], k: int, ranking: Ranking) -> list[Hit]:
     """The first `k` ranked chunks as hits (near-duplicates of a better one left out when asked), each
-    comment summary followed by CMS's response. Rows are read 2k at a time with the responses they need."""
+    comment summary followed by CMS's response when pairing. Rows are read 2k at a time (with the responses
+    pairing needs)."""
     index, kept, known = found.index, [], {}
     for start in range(0, len(ranked), 2 * k):
         batch = ranked[start:start + 2 * k]
-        partners = [index.ids[p] for p in (index.partner[index.row_of[i]] for i, _ in batch) if p >= 0]
-        rows = {r.id: r for r in conn.execute(_ROWS, {"ids": [i for i, _ in batch] + [int(p) for p in partners]})}
+        ids = [i for i, _ in batch]
+        if ranking.pair:
+            ids += [int(index.ids[p]) for p in (index.partner[index.row_of[i]] for i, _ in batch) if p >= 0]
+        rows = {r.id: r for r in conn.execute(_ROWS, {"ids": ids})}
         known.update({(r.doc_id, r.seq): r for r in rows.values()})
         kept += [_hit(rows[i], score) for i, score in batch if i in rows]
         if ranking.dedup:
@@ -253,7 +257,7 @@ def _check(conn, collections: tuple[str, ...], embedder) -> None:
     """EmbedderMismatchError when the stored vectors come from another embedder."""
     dimension = embedding_dimension(conn)
     if dimension is None:
-        raise StoreError("the rule-text index is empty; run `carenav build` (or `carenav index`)")
+        raise StoreError(_EMPTY_INDEX)
     for collection in collections:
         check_collection(conn, collection, embedder)
 

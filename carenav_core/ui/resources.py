@@ -105,10 +105,12 @@ def warm_backends(_settings: Settings) -> threading.Thread:
     def warm() -> None:
         try:
             store.engine
-            store.embedder.embed_query("warm up")
-            retrieve(store, "warm up", 1, ("rules",))    # builds the snapshot; a failure is a warning, not raised
         except STORE_ERRORS as exc:
             log.warning("warming the retrieval store failed (the next question will say so): %s", exc)
+            return
+        warmed = retrieve(store, "warm up", 1, ("rules",))    # loads the embedder, builds the snapshot
+        for warning in warmed.warnings:
+            log.warning("warming the retrieval store: %s (the next question will say so)", warning)
     thread = threading.Thread(target=warm, name="carenav-warm", daemon=True)
     thread.start()
     return thread

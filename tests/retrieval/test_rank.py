@@ -7,7 +7,6 @@ from datetime import date
 
 import numpy as np
 import pytest
-from sqlalchemy import text
 
 from carenav_core.errors import ConfigError
 from carenav_core.retrieval import rank
@@ -32,8 +31,7 @@ def test_the_snapshot_counts_only_the_paragraphs_own_words(any_store):
                   codes=())
     index_chunks(any_store, "rank_words", [chunk])
     with any_store.engine.connect() as conn:
-        version = tuple(conn.execute(text("SELECT 1")).one())
-        index = rank.lexical_index(conn, any_store, ("rank_words",), version)
+        index = rank.lexical_index(conn, any_store, ("rank_words",), version=("this test",))
     assert "consent" not in index.postings and list(index.postings["month"][1]) == [2.0]
     assert "bill" in index.postings and index.log_words[0] == pytest.approx(np.log1p(5))
 
@@ -41,7 +39,7 @@ def test_the_snapshot_counts_only_the_paragraphs_own_words(any_store):
 def test_bm25_weighs_rare_words_and_reads_only_the_paragraph_itself():
     index = rank.LexicalIndex([_row(0, {"care": 1, "consent": 1}), _row(1, {"care": 2}),
                                _row(2, {"care": 1, "consent": 0}), _row(3, {"care": 1, "month": 0})], version=(1,))
-    scores = index.bm25(["consent", "care"])
+    scores, _ = index.match(["consent", "care"])
     assert scores[0] > scores[1] > 0            # the rare word counts for more than a second "care"
     assert scores[2] == pytest.approx(scores[3])  # "consent" only in the heading/context (weight B) adds nothing
     ids, _, share = index.keyword_pool(["consent", "month"], pool=5, since=None)
