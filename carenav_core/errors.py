@@ -18,6 +18,17 @@ class DataError(CareNavError):
         super().__init__(f"{where}: {message}" if where else message)
         self.path, self.line, self.column = path, line, column
 
+    def __reduce__(self):
+        # Raised in a parsing worker process, it must arrive whole (message and where) in the parent.
+        return _restore_data_error, (str(self), self.path, self.line, self.column)
+
+
+def _restore_data_error(text: str, path: str | None, line: int | None, column: str | None) -> DataError:
+    error = DataError.__new__(DataError)
+    CareNavError.__init__(error, text)
+    error.path, error.line, error.column = path, line, column
+    return error
+
 
 class ConfigError(CareNavError):
     """A project data file (TOML registry) is invalid."""

@@ -1,10 +1,12 @@
 """The DuckDB build: atomic publish, previous database kept on failure, unchanged releases reused."""
+import pickle
 import shutil
 
 import duckdb
 import pytest
 
 from carenav_core.errors import DataError
+from carenav_core.pfs import build as build_module
 from carenav_core.pfs.build import build
 from carenav_core.pfs.sources import ProposedAddendum, SourceCatalog, load_catalog
 from carenav_core.settings import Settings
@@ -65,6 +67,40 @@ def test_failed_build_leaves_previous_database_serving(tmp_path, small_mirror):
     assert reader.execute("SELECT count(*) FROM rvu").fetchone()[0] == before
     assert not list(settings.duckdb_file.parent.glob("*.tmp"))
     reader.close()
+
+
+def rows(path):
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute("SELECT * EXCLUDE (source_file) FROM rvu ORDER BY release_id, hcpcs, mod").fetchall()
+
+
+def test_parsing_workers_load_the_same_rows_as_one_process(tmp_path, small_mirror, monkeypatch):
+    monkeypatch.setattr(build_module, "PARSE_WORKERS", 1)
+    alone = Settings(data_dir=tmp_path / "one", mirror=small_mirror)
+    build(alone, catalog=small_catalog())
+    monkeypatch.setattr(build_module, "PARSE_WORKERS", 2)
+    pooled = Settings(data_dir=tmp_path / "two", mirror=small_mirror)
+    report = build(pooled, catalog=small_catalog())
+    assert report.releases == ["rvu25d", "rvu26c"]
+    assert rows(pooled.duckdb_file) == rows(alone.duckdb_file)
+
+
+def test_a_file_broken_in_a_parsing_worker_names_file_line_and_column(tmp_path, small_mirror, monkeypatch):
+    monkeypatch.setattr(build_module, "PARSE_WORKERS", 2)        # two changed files: parsed in workers
+    settings = Settings(data_dir=tmp_path / "d", mirror=small_mirror)
+    bad = small_mirror / "cms" / "rvu26c" / "PPRRVU2026_Jul_nonQPP.csv"
+    bad.write_bytes(bad.read_bytes().replace(b"G0556,,Adv prim care mgmt lvl 1,A,,0.25", b"G0556,,Adv prim care mgmt lvl 1,A,,x.25"))
+    with pytest.raises(DataError, match=r"PPRRVU2026_Jul_nonQPP.csv.*line \d+.*work_rvu") as error:
+        build(settings, catalog=small_catalog())
+    assert error.value.path.endswith("PPRRVU2026_Jul_nonQPP.csv") and error.value.line > 1
+    assert error.value.column == "work_rvu"
+    assert not settings.duckdb_file.exists()
+
+
+def test_data_error_survives_pickling_whole():
+    error = pickle.loads(pickle.dumps(DataError("expected a number", path="f.csv", line=7, column="mp_rvu")))
+    assert (str(error), error.path, error.line, error.column) == (
+        "file f.csv, line 7, column 'mp_rvu': expected a number", "f.csv", 7, "mp_rvu")
 
 
 def test_missing_release_in_mirror_is_an_error_naming_it(tmp_path, small_mirror):
