@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from carenav_core.codes import detect, load_families
+from carenav_core.pfs import build as pfs_build
 from carenav_core.pfs.build import build
 from carenav_core.pfs.valuation import open_reader, value
 from carenav_core.settings import Settings
@@ -39,9 +40,17 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp))
+        workers = pfs_build.PARSE_WORKERS
+        pfs_build.PARSE_WORKERS = 1                               # baseline: every file parsed in this process
+        started = time.perf_counter()
+        build(settings, force=True)
+        alone = time.perf_counter() - started
+        pfs_build.PARSE_WORKERS = workers
         started = time.perf_counter()
         report = build(settings, force=True)
-        print(f"full build: {len(report.releases)} releases, {report.rows} rows in {time.perf_counter() - started:.2f} s (target < 30 s)")
+        took = time.perf_counter() - started
+        print(f"full build: {len(report.releases)} releases, {report.rows} rows in {took:.2f} s with {workers} "
+              f"parsing workers (target < 30 s); in one process {alone:.2f} s (x{alone / took:.2f})")
         started = time.perf_counter()
         again = build(settings)
         print(f"rebuild with nothing changed: {len(again.reused)} releases reused in {time.perf_counter() - started:.2f} s")
