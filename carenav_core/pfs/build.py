@@ -32,8 +32,8 @@ from carenav_core.settings import Settings
 
 SCHEMA_VERSION = "4"
 ROW_GROUP_SIZE = 2048
-# PPRRVU files are parsed in worker processes (parsing is pure Python, ~0.5 s a file): 22 files took 14 s
-# in one process. Two workers, since the machines we run on have two cores.
+# PPRRVU files are parsed in worker processes (parsing is pure Python, ~0.5 s a file): the whole build took
+# 15-17 s in one process, 10.6-12 s with two workers (bench/bench_pfs.py). Two: our machines have two cores.
 PARSE_WORKERS = min(2, os.cpu_count() or 1)
 log = logging.getLogger(__name__)
 _RVU_COLUMNS = ", ".join(f"{f} DECIMAL(18,6)" if f in NUMERIC else f"{f} VARCHAR" for f in FIELDS)
@@ -135,16 +135,16 @@ class _Later:
     """A parse done in a worker, or in this process when asked for (one core, one file, or the workers died:
     a worker that cannot start must not fail the build)."""
 
-    def __init__(self, future: Future | None, *args) -> None:
-        self.future, self.args = future, args
+    def __init__(self, future: Future | None, raw: bytes, origin: str, fixed: dict) -> None:
+        self.future, self.raw, self.origin, self.fixed = future, raw, origin, fixed
 
     def result(self) -> pa.Table:
         if self.future is not None:
             try:
                 return self.future.result()
             except BrokenProcessPool as exc:
-                log.warning("parsing worker failed (%s); parsing %s in this process", exc, self.args[1])
-        return _release_table(*self.args)
+                log.warning("parsing worker failed (%s); parsing %s in this process", exc, self.origin)
+        return _release_table(self.raw, self.origin, self.fixed)
 
 
 class _Parsers:
@@ -218,7 +218,7 @@ def _load_releases(con, catalog, fixed: dict[str, dict], tables: dict, final: Pa
     for step, release in enumerate(catalog.releases, start=1):
         progress(step - 1, total, f"{release.id}: reading")
         if release.id in tables:
-            table = tables[release.id].result()
+            table = tables.pop(release.id).result()     # dropped once inserted: one parsed file held at a time
             _insert(con, "rvu", table)
             rows, reused = table.num_rows, False
         else:

@@ -1,6 +1,8 @@
 """The DuckDB build: atomic publish, previous database kept on failure, unchanged releases reused."""
 import pickle
 import shutil
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 
 import duckdb
 import pytest
@@ -74,7 +76,11 @@ def rows(path):
         return con.execute("SELECT * EXCLUDE (source_file) FROM rvu ORDER BY release_id, hcpcs, mod").fetchall()
 
 
-def test_parsing_workers_load_the_same_rows_as_one_process(tmp_path, small_mirror, monkeypatch):
+def fell_back(caplog) -> bool:
+    return any("parsing worker failed" in r.getMessage() for r in caplog.records)
+
+
+def test_parsing_workers_load_the_same_rows_as_one_process(tmp_path, small_mirror, monkeypatch, caplog):
     monkeypatch.setattr(build_module, "PARSE_WORKERS", 1)
     alone = Settings(data_dir=tmp_path / "one", mirror=small_mirror)
     build(alone, catalog=small_catalog())
@@ -82,10 +88,35 @@ def test_parsing_workers_load_the_same_rows_as_one_process(tmp_path, small_mirro
     pooled = Settings(data_dir=tmp_path / "two", mirror=small_mirror)
     report = build(pooled, catalog=small_catalog())
     assert report.releases == ["rvu25d", "rvu26c"]
+    assert not fell_back(caplog)                                   # the workers did the parsing
     assert rows(pooled.duckdb_file) == rows(alone.duckdb_file)
 
 
-def test_a_file_broken_in_a_parsing_worker_names_file_line_and_column(tmp_path, small_mirror, monkeypatch):
+class DeadPool:
+    """A process pool whose workers died (as when a worker process cannot start)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def submit(self, *args) -> Future:
+        future = Future()
+        future.set_exception(BrokenProcessPool("a worker process died"))
+        return future
+
+    def shutdown(self, **kwargs) -> None:
+        pass
+
+
+def test_dead_parsing_workers_fall_back_to_parsing_here(tmp_path, small_mirror, monkeypatch, caplog):
+    monkeypatch.setattr(build_module, "PARSE_WORKERS", 2)
+    monkeypatch.setattr(build_module, "ProcessPoolExecutor", DeadPool)
+    settings = Settings(data_dir=tmp_path / "d", mirror=small_mirror)
+    report = build(settings, catalog=small_catalog())
+    assert report.releases == ["rvu25d", "rvu26c"] and fell_back(caplog)
+    assert count(settings.duckdb_file) == report.rows > 30000
+
+
+def test_a_file_broken_in_a_parsing_worker_names_file_line_and_column(tmp_path, small_mirror, monkeypatch, caplog):
     monkeypatch.setattr(build_module, "PARSE_WORKERS", 2)        # two changed files: parsed in workers
     settings = Settings(data_dir=tmp_path / "d", mirror=small_mirror)
     bad = small_mirror / "cms" / "rvu26c" / "PPRRVU2026_Jul_nonQPP.csv"
@@ -93,7 +124,7 @@ def test_a_file_broken_in_a_parsing_worker_names_file_line_and_column(tmp_path, 
     with pytest.raises(DataError, match=r"PPRRVU2026_Jul_nonQPP.csv.*line \d+.*work_rvu") as error:
         build(settings, catalog=small_catalog())
     assert error.value.path.endswith("PPRRVU2026_Jul_nonQPP.csv") and error.value.line > 1
-    assert error.value.column == "work_rvu"
+    assert error.value.column == "work_rvu" and not fell_back(caplog)
     assert not settings.duckdb_file.exists()
 
 
