@@ -46,11 +46,12 @@ def quality(store: Store, queries: tuple[LabelledQuery, ...], mode: str, split: 
 
 
 # Each issue-12 step switched off in turn (ablations): a re-ranker feature's weight set to 0 (not refitted),
-# duplicate removal; comment/response pairing switched on; and the re-ranker replaced by reciprocal rank fusion.
+# the query adapter, duplicate removal; comment/response pairing switched on; and the re-ranker replaced by reciprocal rank fusion.
 ABLATIONS = {"no section features": {"off": ("section_bm25", "section_vector", "neighbour_bm25", "section_coverage")},
              "no question-word share": {"off": ("coverage", "section_coverage")},
              "no speaker/decision features": {"off": ("decision", "response", "summary")},
              "no code/rule features": {"off": ("names_codes", "misses_codes", "named_rule")},
+             "no query adapter": {"adapt": False},
              "no duplicate removal": {"dedup": False}, "with comment/response pairing": {"pair": True}}
 
 

@@ -16,6 +16,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import bindparam, text
 
 from carenav_core.errors import StoreError
+from carenav_core.retrieval.adapter import QueryAdapter, adapter_for
 from carenav_core.retrieval.chunk import COMMENT, RESPONSE
 from carenav_core.retrieval.dedup import drop_near_duplicates
 from carenav_core.retrieval.plan import QueryPlan, plan
@@ -37,6 +38,7 @@ class Ranking:
     off: tuple[str, ...] = ()     # re-ranker features left out (their weight set to 0), for ablations
     dedup: bool = True            # drop near-duplicates of a better-ranked hit
     pair: bool = False            # follow a comment summary with CMS's response to it
+    adapt: bool = True            # the question's embedding through data/retrieval_adapter.npz (adapter.py)
 
 
 # Pairing is off: with the re-ranker it cost recall@5 on the tuning half (0.639 without, 0.626 with).
@@ -162,13 +164,24 @@ def _prepared(conn, store: Store, question: str, collections: tuple[str, ...], e
     return lexical_index(conn, store, collections, tuple(first.version)), first.lexemes or [], embedding
 
 
+def _query_vector(store: Store, embedding: Future, collections: tuple[str, ...],
+                  adapt: bool | QueryAdapter) -> np.ndarray:
+    """The vector the question is searched with: its embedding, through the query adapter when `adapt` is one,
+    or is True and the shipped adapter fits this embedder and these collections."""
+    vector = embedding.result()
+    adapter = adapt if isinstance(adapt, QueryAdapter) else adapter_for(store.embedder, collections) if adapt else None
+    return adapter.apply(vector) if adapter is not None else vector
+
+
 def candidates(conn, store: Store, question: str, collections: tuple[str, ...], since: date | None = None,
-               pool: int = POOL, embedding: Future | None = None) -> Candidates:
-    """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question."""
+               pool: int = POOL, embedding: Future | None = None, adapt: bool | QueryAdapter = True) -> Candidates:
+    """The keyword pool (BM25 over the in-memory snapshot) and the vector pool (pgvector HNSW) of a question;
+    `adapt`: the query adapter to use (True: the shipped one when it fits, False: none)."""
     index, lexemes, embedding = _prepared(conn, store, question, collections, embedding)
     lexical, bm25, coverage = index.keyword_pool(lexemes, pool, since)
+    qvec = _query_vector(store, embedding, collections, adapt)
     found = [r for r in conn.execute(_CANDIDATE_IDS, {
-        "qvec": embedding.result(), "collections": list(collections), "since": since, "pool": pool,
+        "qvec": qvec, "collections": list(collections), "since": since, "pool": pool,
         "lexical": [int(i) for i in lexical]}).all() if r.id in index.row_of]
     return Candidates(ids=[r.id for r in found], positions=[index.row_of[r.id] for r in found], bm25=bm25,
                       coverage=coverage, similarity=np.array([float(r.similarity) for r in found]),
@@ -226,7 +239,7 @@ def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], 
     try:
         embedding = embedding_of(store, question)        # runs while the connection is checked out
         with _one_state(store) as conn:
-            found = candidates(conn, store, question, collections, since, max(POOL, k), embedding)
+            found = candidates(conn, store, question, collections, since, max(POOL, k), embedding, ranking.adapt)
             hits = _best_hits(conn, found, _order(found, mode, ranking), k, ranking)
         return SearchResult(hits=tuple(hits))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
@@ -310,7 +323,7 @@ def _cited_for(conn, store: Store, question: str, codes: list[str], per_code: in
     index, lexemes, embedding = _prepared(conn, store, question, (collection,))
     bm25, coverage = index.match(lexemes)
     pooled = conn.execute(_CODE_POOL, {"codes": codes, "collection": collection, "pool": CODE_POOL,
-                                       "qvec": embedding.result()}).all()
+                                       "qvec": _query_vector(store, embedding, (collection,), True)}).all()
     query, chosen = plan(question), {}
     for code in dict.fromkeys(r.code for r in pooled):
         mine = [r for r in pooled if r.code == code and r.id in index.row_of and r.id not in skip and r.id not in chosen]
