@@ -1,6 +1,7 @@
 """Fit the re-ranker's weights (data/retrieval_ranker.toml) on the TUNING half of the labelled queries.
 
-For every positive tuning query, the product's own candidate pools and features (carenav_core.retrieval.
+For every positive tuning query (data/eval/retrieval_queries.toml's tuning half and the fitting-only
+data/eval/retrieval_training.toml), the product's own candidate pools and features (carenav_core.retrieval.
 rank) are computed on the built index; a candidate is relevant when its label is one of the query's
 relevant labels. Each feature is standardised (mean, scale over all candidates) and the weights minimise a
 pairwise logistic loss (RankNet with a linear scorer): for every relevant/irrelevant pair of one query's
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from carenav_core.retrieval.adapter import ADAPTER_FILE, QueryAdapter, fit_adapter, save_adapter  # noqa: E402
-from carenav_core.retrieval.labelled import load_labelled  # noqa: E402
+from carenav_core.retrieval.labelled import fitting_queries  # noqa: E402
 from carenav_core.retrieval.rank import FEATURES, RANKER_FILE, features  # noqa: E402
 from carenav_core.retrieval.search import POOL, candidates  # noqa: E402
 from carenav_core.retrieval.store import Store  # noqa: E402
@@ -54,7 +55,7 @@ def _done(value) -> Future:
 
 def fit_query_adapter(store: Store) -> tuple[QueryAdapter, list, dict[int, QueryAdapter]]:
     """(the adapter fitted on every positive tuning query, those queries, each query's out-of-fold adapter)."""
-    queries = [q for q in load_labelled() if q.split == "tuning" and not q.negative]
+    queries = list(fitting_queries())
     with store.engine.connect() as conn:
         rows = conn.execute(_DOCUMENTS).all()
     row_of = {r.label: n for n, r in enumerate(rows)}
@@ -113,9 +114,10 @@ def fit(xs: list[np.ndarray], ys: list[np.ndarray], l2: float = L2, steps: int =
 
 def toml_text(mean, scale, weight, queries: int, candidates_n: int, positives: int) -> str:
     lines = [f"# Re-ranker weights (carenav_core/retrieval/rank.py), written by bench/fit_ranker.py on {date.today()}.",
-             f"# Fitted on the TUNING half of data/eval/retrieval_queries.toml only: {queries} queries, {candidates_n}",
-             f"# candidates, {positives} relevant; pairwise logistic loss (linear RankNet), L2 {L2}, standardised features.",
-             f"# Vector features out of fold: each query pooled with a query adapter fitted on the other {FOLDS - 1} of {FOLDS} folds.",
+             "# Fitted on TUNING queries only (the tuning half of data/eval/retrieval_queries.toml and the fitting-only",
+             f"# data/eval/retrieval_training.toml): {queries} queries, {candidates_n} candidates, {positives} relevant;",
+             f"# pairwise logistic loss (linear RankNet), L2 {L2}, standardised features. Vector features out of fold:",
+             f"# each query pooled with a query adapter fitted on the other {FOLDS - 1} of {FOLDS} folds.",
              "# score = sum(weight * (feature - mean) / scale); the held-out half is reported by bench/bench_retrieval.py.", ""]
     for name, m, s, w in zip(FEATURES, mean, scale, weight):
         lines += ["[[feature]]", f'name = "{name}"', f"mean = {m:.6g}", f"scale = {s:.6g}", f"weight = {w:.6g}", ""]

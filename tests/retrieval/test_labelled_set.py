@@ -11,11 +11,13 @@ import pytest
 from carenav_core.errors import ConfigError
 from carenav_core.retrieval.fr import load_fr_documents
 from carenav_core.retrieval.index import document_chunks
-from carenav_core.retrieval.labelled import load_labelled, ndcg_at, recall_at, reciprocal_rank
+from carenav_core.retrieval.labelled import (TRAINING_FILE, fitting_queries, load_labelled, ndcg_at, recall_at,
+                                             reciprocal_rank)
 from carenav_core.settings import PROJECT_ROOT, Settings
 from tests.fixtures_pg import PG_MIRROR
 
 QUERIES = load_labelled()
+TRAINING = load_labelled(TRAINING_FILE) if TRAINING_FILE.exists() else ()
 
 
 def test_at_least_150_queries_of_every_kind_in_both_halves():
@@ -49,8 +51,19 @@ def _selected(query, chunks_by_label) -> set[str]:
     return found
 
 
+def test_fitting_only_queries_are_tuning_and_ask_nothing_the_labelled_set_asks():
+    assert len(TRAINING) >= 100
+    assert all(q.split == "tuning" and q.category != "v1" for q in TRAINING)
+    asked = {q.question.casefold().strip(" ?") for q in QUERIES}
+    assert len({q.question for q in TRAINING}) == len(TRAINING)
+    assert not [q.question for q in TRAINING if q.question.casefold().strip(" ?") in asked]
+    fitted = fitting_queries()
+    assert not any(q.split == "heldout" for q in fitted) and {q.question for q in TRAINING if q.relevant} <= {
+        q.question for q in fitted}
+
+
 def test_relevant_labels_exist_and_are_what_the_evidence_selects(chunks_by_label):
-    for query in QUERIES:
+    for query in QUERIES + TRAINING:
         assert set(query.relevant) <= set(chunks_by_label), query.question
         assert _selected(query, chunks_by_label) == set(query.relevant), query.question
         assert {chunks_by_label[label].doc_id for label in query.relevant} == set(query.documents), query.question
