@@ -29,6 +29,25 @@ _NOT_CODES = re.compile(
     re.IGNORECASE)
 
 
+# "G0556-G0558", "99487 – 99489", "0446T through 0448T": a range names the codes between its ends. Only short
+# ranges (at most RANGE_MAX codes) of one shape (same letter, same length) are filled in: "10000-69999" names a
+# class of codes (surgical), not sixty thousand codes. "to" is not a range word ("compare 99490 to 99495").
+_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|\bthrough\b|\bthru\b)\s*", re.IGNORECASE)
+RANGE_MAX = 10
+
+
+def _range(first: str, last: str) -> list[str]:
+    """The codes strictly between `first` and `last` when they bound a short range of one shape, else []."""
+    def shape(code: str) -> tuple[str, int, str] | None:
+        m = re.fullmatch(r"([A-V]?)(\d{4,5})([A-Z]?)", code)
+        return (m.group(1), int(m.group(2)), m.group(3)) if m else None
+    a, b = shape(first), shape(last)
+    if not a or not b or (a[0], a[2], len(first)) != (b[0], b[2], len(last)) or not 0 < b[1] - a[1] < RANGE_MAX:
+        return []
+    width = len(first) - len(a[0]) - len(a[2])
+    return [f"{a[0]}{n:0{width}d}{a[2]}" for n in range(a[1] + 1, b[1])]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Detection:
     """What a text names: `codes` (explicit codes plus members of named families, sorted, unique),
@@ -62,11 +81,17 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
     ('99490', 'G0556')
     >>> detect("See 89 FR 97710; it pays $17,100.").codes
     ()
+    >>> detect("How are G0556-G0558 valued?").explicit
+    ('G0556', 'G0557', 'G0558')
     """
     families = load_families() if families is None else families
     pattern, by_synonym, by_code = _family_index(families)
     cleaned = _NOT_CODES.sub(lambda m: " " * len(m.group(0)), text)
-    explicit = {m.group(1).upper() for m in _CODE.finditer(cleaned)}
+    found = list(_CODE.finditer(cleaned))
+    explicit = {m.group(1).upper() for m in found}
+    for first, last in zip(found, found[1:]):
+        if _BETWEEN.fullmatch(cleaned, first.end(), last.start()):
+            explicit.update(_range(first.group(1).upper(), last.group(1).upper()))
     named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
     named |= {by_code[c] for c in explicit if c in by_code}
     members = {c for f in families if f.key in named for c in f.codes}

@@ -69,6 +69,21 @@ def test_not_codes(text):
     assert detect(text).codes == ()
 
 
+@pytest.mark.parametrize("text, explicit", [
+    ("How are G0556-G0558 valued?", ("G0556", "G0557", "G0558")),
+    ("complex CCM 99487 \u2013 99489", ("99487", "99488", "99489")),       # en dash, spaced
+    ("0446T through 0448T", ("0446T", "0447T", "0448T")),
+    ("g0556 thru G0558", ("G0556", "G0557", "G0558")),
+    ("surgical codes 10000-69999", ("10000", "69999")),                 # a class of codes: ends only
+    ("G0556-99490", ("99490", "G0556")),                                # different shapes
+    ("compare 99490 to 99495", ("99490", "99495")),                     # "to" compares, it is no range
+    ("99491-99490", ("99490", "99491")),                                # backwards
+    ("G0556, G0558", ("G0556", "G0558")),
+])
+def test_a_short_range_names_the_codes_between_its_ends(text, explicit):
+    assert detect(text).explicit == explicit
+
+
 def test_unknown_code_is_still_a_candidate():
     # value() reports it as not priced; detection does not know the data.
     assert detect("what about V9998?").explicit == ("V9998",)
