@@ -216,7 +216,11 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     """
     years, since = _years(text, today)
     upper = text.upper()
-    named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=upper.find))
+    filled = dict(detection.filled)       # a code a range names sits right after the range's first code
+
+    def place(code: str) -> tuple[int, str]:
+        return (upper.find(filled[code]), code) if code in filled else (upper.find(code), "")
+    named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=place))
     family = tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
     measure = "payment" if _LOOKUP.search(text) else (

@@ -29,10 +29,13 @@ _NOT_CODES = re.compile(
     re.IGNORECASE)
 
 
-# "G0556-G0558", "99487 – 99489", "0446T through 0448T": a range names the codes between its ends. Only short
-# ranges (at most RANGE_MAX codes) of one shape (same letter, same length) are filled in: "10000-69999" names a
-# class of codes (surgical), not sixty thousand codes. "to" is not a range word ("compare 99490 to 99495").
-_BETWEEN = re.compile(r"\s*(?:-|\u2013|\u2014|\bthrough\b|\bthru\b)\s*", re.IGNORECASE)
+# "G0556-G0558", "G0556 \u2013 G0558", "G0556 through G0558": a range names the codes between its ends. Filled in
+# only for short ranges (at most RANGE_MAX codes) of one shape (same letter, same length) and only with codes the
+# family registry knows: "10000-69999" names a class of codes, "20001-20005" may be zip codes, and a number in
+# between that no family lists (99488, deleted in 2009) was not asked about. Matched on the question itself, one
+# line: a dollar amount or citation between two codes, or a bulleted list, is no range. "to" compares ("99490 to
+# 99495").
+_BETWEEN = re.compile(r"[ \t]*(?:-|\u2013|\u2014|\bthrough\b|\bthru\b)[ \t]*", re.IGNORECASE)
 RANGE_MAX = 10
 
 
@@ -51,10 +54,12 @@ def _range(first: str, last: str) -> list[str]:
 @dataclass(frozen=True, kw_only=True)
 class Detection:
     """What a text names: `codes` (explicit codes plus members of named families, sorted, unique),
-    `families` (family keys), `explicit` (codes written out in the text)."""
+    `families` (family keys), `explicit` (codes written out in the text, and those a written range names),
+    `filled` (each code a range names but the text does not write, with the range's first code)."""
     codes: tuple[str, ...]
     families: tuple[str, ...]
     explicit: tuple[str, ...]
+    filled: tuple[tuple[str, str], ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -89,11 +94,14 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
     cleaned = _NOT_CODES.sub(lambda m: " " * len(m.group(0)), text)
     found = list(_CODE.finditer(cleaned))
     explicit = {m.group(1).upper() for m in found}
+    filled = {}
     for first, last in zip(found, found[1:]):
-        if _BETWEEN.fullmatch(cleaned, first.end(), last.start()):
-            explicit.update(_range(first.group(1).upper(), last.group(1).upper()))
+        if _BETWEEN.fullmatch(text, first.end(), last.start()):
+            start = first.group(1).upper()
+            filled.update((c, start) for c in _range(start, last.group(1).upper()) if c in by_code and c not in explicit)
+    explicit |= set(filled)
     named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
     named |= {by_code[c] for c in explicit if c in by_code}
     members = {c for f in families if f.key in named for c in f.codes}
     return Detection(codes=tuple(sorted(explicit | members)), families=tuple(sorted(named)),
-                     explicit=tuple(sorted(explicit)))
+                     explicit=tuple(sorted(explicit)), filled=tuple(sorted(filled.items())))

@@ -1,7 +1,12 @@
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
+from datetime import date
+
+from carenav_core.chat.plan import plan_question
 from carenav_core.codes import detect
+from carenav_core.codes.detect import RANGE_MAX
+from carenav_core.codes.families import Family
 
 
 @pytest.mark.parametrize("text, explicit", [
@@ -71,17 +76,36 @@ def test_not_codes(text):
 
 @pytest.mark.parametrize("text, explicit", [
     ("How are G0556-G0558 valued?", ("G0556", "G0557", "G0558")),
-    ("complex CCM 99487 \u2013 99489", ("99487", "99488", "99489")),       # en dash, spaced
-    ("0446T through 0448T", ("0446T", "0447T", "0448T")),
+    ("APCM G0556 \u2013 G0558", ("G0556", "G0557", "G0558")),            # en dash, spaced
     ("g0556 thru G0558", ("G0556", "G0557", "G0558")),
+    ("G0556 through G0558", ("G0556", "G0557", "G0558")),
+    ("RPM 99453-99458", ("99453", "99454", "99457", "99458")),           # only codes a family lists
+    ("complex CCM 99487-99489", ("99487", "99489")),                     # 99488 is in no family (deleted)
     ("surgical codes 10000-69999", ("10000", "69999")),                 # a class of codes: ends only
     ("G0556-99490", ("99490", "G0556")),                                # different shapes
     ("compare 99490 to 99495", ("99490", "99495")),                     # "to" compares, it is no range
-    ("99491-99490", ("99490", "99491")),                                # backwards
-    ("G0556, G0558", ("G0556", "G0558")),
+    ("99495-99490", ("99490", "99495")),                                # backwards
+    ("Fees: 99490 $62.16 - 99495 $120", ("99490", "99495")),           # a price between: no range
+    ("99490 (89 FR 97710) - 99495", ("99490", "99495")),
+    ("Which of these?\n- 99490\n- 99495", ("99490", "99495")),          # a bulleted list: no range
 ])
 def test_a_short_range_names_the_codes_between_its_ends(text, explicit):
     assert detect(text).explicit == explicit
+
+
+def test_a_range_is_filled_in_up_to_range_max_codes():
+    family = Family(key="X", name="X", synonyms=("xfam",), codes=tuple(f"A{n:04d}" for n in range(1, 30)),
+                    reference="https://example.org")
+    longest = detect(f"A0001-A{RANGE_MAX:04d}", (family,))
+    assert longest.explicit == tuple(f"A{n:04d}" for n in range(1, RANGE_MAX + 1))
+    assert dict(longest.filled) == {f"A{n:04d}": "A0001" for n in range(2, RANGE_MAX)}
+    assert detect(f"A0001-A{RANGE_MAX + 1:04d}", (family,)).explicit == ("A0001", f"A{RANGE_MAX + 1:04d}")
+
+
+def test_a_compare_with_a_range_keeps_the_question_order():
+    question = "Compare 99490 with G0556-G0558 in 2026"
+    plan = plan_question(question, detect(question), date(2026, 12, 1))
+    assert plan.named_codes == ("99490", "G0556", "G0557", "G0558")
 
 
 def test_unknown_code_is_still_a_candidate():
