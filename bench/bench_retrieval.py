@@ -64,6 +64,8 @@ def bench_quality(store: Store, queries: tuple[LabelledQuery, ...]) -> None:
     for mode in ("vector", "keyword", "hybrid"):
         for split in ("heldout", "tuning"):
             print(quality(store, queries, mode, split, texts=texts).line(f"{mode} (product ranking)"))
+    for split in ("heldout", "tuning"):
+        print(quality(store, queries, "vector", split, Ranking(adapt=False), texts).line("vector, no query adapter"))
     variants = {"fusion only (no re-ranker)": Ranking(learned=False)} | {
         name: dataclasses.replace(RANKING, **change) for name, change in ABLATIONS.items()}
     for name, ranking in variants.items():

@@ -1,8 +1,8 @@
-"""Fit the re-ranker's weights (data/retrieval_ranker.toml) on the TUNING half of the labelled queries.
+"""Fit the query adapter (data/retrieval_adapter.npz) and the re-ranker's weights (data/retrieval_ranker.toml)
+on the TUNING half of the labelled queries.
 
-For every positive tuning query (data/eval/retrieval_queries.toml's tuning half and the fitting-only
-data/eval/retrieval_training.toml), the product's own candidate pools and features (carenav_core.retrieval.
-rank) are computed on the built index; a candidate is relevant when its label is one of the query's
+For every positive query of the tuning half of data/eval/retrieval_queries.toml, the product's own candidate
+pools and features (carenav_core.retrieval.rank) are computed on the built index; a candidate is relevant when its label is one of the query's
 relevant labels. Each feature is standardised (mean, scale over all candidates) and the weights minimise a
 pairwise logistic loss (RankNet with a linear scorer): for every relevant/irrelevant pair of one query's
 candidates, log(1 + exp(-(w . (x_relevant - x_irrelevant)))), each query's pairs weighing as much as
@@ -14,7 +14,7 @@ The query adapter (carenav_core/retrieval/adapter.py, data/retrieval_adapter.npz
 same tuning queries. The re-ranker must learn from vector features as good as a new question's, not from
 questions the adapter was fitted on: the tuning queries are split in FOLDS, each fold's candidates are pooled
 and featured with an adapter fitted on the other folds (out of fold), and the shipped adapter is then fitted
-on all of them.
+on all of them. bench/cv_fitting.py runs this whole fit inside the tuning half to compare choices.
 
     CARENAV_MIRROR=../shared/data CARENAV_DATA_DIR=<a full build> python bench/fit_ranker.py [--write]
 """
@@ -53,41 +53,59 @@ def _done(value) -> Future:
     return future
 
 
-def fit_query_adapter(store: Store) -> tuple[QueryAdapter, list, dict[int, QueryAdapter]]:
-    """(the adapter fitted on every positive tuning query, those queries, each query's out-of-fold adapter)."""
-    queries = list(fitting_queries())
-    with store.engine.connect() as conn:
-        rows = conn.execute(_DOCUMENTS).all()
-    row_of = {r.label: n for n, r in enumerate(rows)}
-    documents = np.array([np.asarray(r.embedding, dtype=np.float32) for r in rows])
-    vectors = np.array([store.embedder.embed_query(q.question) for q in queries], dtype=np.float32)
+class Corpus:
+    """The rule-text paragraphs' stored vectors (row per label) and the questions' raw embeddings, read once."""
 
-    def adapter(members: list[int]) -> QueryAdapter:
-        pairs = [(n, row_of[label]) for n in members for label in sorted(queries[n].relevant) if label in row_of]
-        x, y = vectors[[n for n, _ in pairs]], np.array([r for _, r in pairs])
-        matrix = np.mean([fit_adapter(x, y, documents, seed=seed) for seed in range(SEEDS)], axis=0)
-        return QueryAdapter(matrix=matrix, embedder=store.embedder.name, collections=frozenset(COLLECTIONS))
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        with store.engine.connect() as conn:
+            rows = conn.execute(_DOCUMENTS).all()
+        self.row_of = {r.label: n for n, r in enumerate(rows)}
+        self.documents = np.array([np.asarray(r.embedding, dtype=np.float32) for r in rows])
+        self._vectors: dict[str, np.ndarray] = {}
 
+    def vector(self, question: str) -> np.ndarray:
+        if question not in self._vectors:
+            self._vectors[question] = np.asarray(self.store.embedder.embed_query(question), dtype=np.float32)
+        return self._vectors[question]
+
+    def adapter(self, queries: list) -> QueryAdapter:
+        """An adapter fitted on `queries` (SEEDS mini-batch orders averaged)."""
+        pairs = [(q, self.row_of[label]) for q in queries for label in sorted(q.relevant) if label in self.row_of]
+        x = np.array([self.vector(q.question) for q, _ in pairs])
+        y = np.array([row for _, row in pairs])
+        matrix = np.mean([fit_adapter(x, y, self.documents, seed=seed) for seed in range(SEEDS)], axis=0)
+        return QueryAdapter(matrix=matrix, embedder=self.store.embedder.name, collections=frozenset(COLLECTIONS))
+
+    def featured(self, queries: list, adapters) -> tuple[list[np.ndarray], list[np.ndarray], list[list[str]]]:
+        """Per query: its candidates' features (pooled with `adapters[i]`, an adapter or False), 0/1 relevance
+        and labels."""
+        xs, ys, labels = [], [], []
+        with self.store.engine.begin() as conn:            # candidates() sets the product's HNSW width itself
+            for query, adapt in zip(queries, adapters):
+                found = candidates(conn, self.store, query.question, COLLECTIONS, None, POOL,
+                                   _done(self.vector(query.question)), adapt)
+                xs.append(features(found.index, found.query, found.positions, found.bm25, found.similarity,
+                                   found.coverage))
+                labels.append([found.index.labels[p] for p in found.positions])
+                ys.append(np.array([label in query.relevant for label in labels[-1]], dtype=float))
+        return xs, ys, labels
+
+
+def fit_all(corpus: Corpus, queries: list, adapt: bool = True):
+    """(adapter or None, (mean, scale, weights), candidates, relevant) fitted on `queries`. With `adapt`, the
+    re-ranker learns from out-of-fold vectors: each fold's candidates pooled with an adapter fitted on the others."""
+    if not adapt:
+        xs, ys, _ = corpus.featured(queries, [False] * len(queries))
+        return None, fit(xs, ys), sum(map(len, ys)), int(sum(y.sum() for y in ys))
     order = np.random.default_rng(1).permutation(len(queries))
     folds = [order[k::FOLDS].tolist() for k in range(FOLDS)]
-    out_of_fold = {}
-    for k, fold in enumerate(folds):
-        fitted = adapter([n for other in folds if other is not fold for n in other])
+    out_of_fold: dict[int, QueryAdapter] = {}
+    for fold in folds:
+        fitted = corpus.adapter([queries[n] for other in folds if other is not fold for n in other])
         out_of_fold.update({n: fitted for n in fold})
-    return adapter(list(range(len(queries)))), queries, out_of_fold
-
-
-def training_data(store: Store, queries: list, adapters: dict[int, QueryAdapter]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per positive tuning query: its candidates' features (pooled and featured with its out-of-fold
-    adapter) and 0/1 relevance."""
-    xs, ys = [], []
-    with store.engine.begin() as conn:            # candidates() sets the product's HNSW width itself
-        for n, query in enumerate(queries):
-            raw = _done(store.embedder.embed_query(query.question))
-            found = candidates(conn, store, query.question, COLLECTIONS, None, POOL, raw, adapters[n])
-            xs.append(features(found.index, found.query, found.positions, found.bm25, found.similarity, found.coverage))
-            ys.append(np.array([found.index.labels[p] in query.relevant for p in found.positions], dtype=float))
-    return xs, ys
+    xs, ys, _ = corpus.featured(queries, [out_of_fold[n] for n in range(len(queries))])
+    return corpus.adapter(queries), fit(xs, ys), sum(map(len, ys)), int(sum(y.sum() for y in ys))
 
 
 def fit(xs: list[np.ndarray], ys: list[np.ndarray], l2: float = L2, steps: int = 2000, rate: float = 0.5):
@@ -112,13 +130,14 @@ def fit(xs: list[np.ndarray], ys: list[np.ndarray], l2: float = L2, steps: int =
     return mean, scale, weight
 
 
-def toml_text(mean, scale, weight, queries: int, candidates_n: int, positives: int) -> str:
+def toml_text(mean, scale, weight, queries: int, candidates_n: int, positives: int, adapter: QueryAdapter) -> str:
     lines = [f"# Re-ranker weights (carenav_core/retrieval/rank.py), written by bench/fit_ranker.py on {date.today()}.",
-             "# Fitted on TUNING queries only (the tuning half of data/eval/retrieval_queries.toml and the fitting-only",
-             f"# data/eval/retrieval_training.toml): {queries} queries, {candidates_n} candidates, {positives} relevant;",
+             "# Fitted on the TUNING half of data/eval/retrieval_queries.toml only:",
+             f"# {queries} queries, {candidates_n} candidates, {positives} relevant;",
              f"# pairwise logistic loss (linear RankNet), L2 {L2}, standardised features. Vector features out of fold:",
              f"# each query pooled with a query adapter fitted on the other {FOLDS - 1} of {FOLDS} folds.",
-             "# score = sum(weight * (feature - mean) / scale); the held-out half is reported by bench/bench_retrieval.py.", ""]
+             "# score = sum(weight * (feature - mean) / scale); the held-out half is reported by bench/bench_retrieval.py.",
+             f"# adapter sha256: {adapter.digest}", ""]
     for name, m, s, w in zip(FEATURES, mean, scale, weight):
         lines += ["[[feature]]", f'name = "{name}"', f"mean = {m:.6g}", f"scale = {s:.6g}", f"weight = {w:.6g}", ""]
     return "\n".join(lines)
@@ -130,15 +149,15 @@ def main() -> None:
                         help=f"write {RANKER_FILE.relative_to(ROOT)} and {ADAPTER_FILE.relative_to(ROOT)}")
     args = parser.parse_args()
     store = Store(Settings())
-    adapter, queries, out_of_fold = fit_query_adapter(store)
-    xs, ys = training_data(store, queries, out_of_fold)
-    mean, scale, weight = fit(xs, ys)
+    queries = list(fitting_queries())
+    adapter, (mean, scale, weight), candidates_n, positives = fit_all(Corpus(store), queries)
     for name, w in zip(FEATURES, weight):
         print(f"{name:16s} {w:+.3f}")
-    body = toml_text(mean, scale, weight, len(xs), sum(map(len, ys)), int(sum(y.sum() for y in ys)))
+    body = toml_text(mean, scale, weight, len(queries), candidates_n, positives, adapter)
     if args.write:
         RANKER_FILE.write_text(body, encoding="utf-8")
-        save_adapter(ADAPTER_FILE, adapter.matrix, adapter.embedder, tuple(adapter.collections))
+        save_adapter(ADAPTER_FILE, adapter.matrix, adapter.embedder, tuple(adapter.collections),
+                     note=f"bench/fit_ranker.py {date.today()}: {len(queries)} tuning queries, {SEEDS} seeds averaged")
         print(f"wrote {RANKER_FILE} and {ADAPTER_FILE}")
     store.close()
 

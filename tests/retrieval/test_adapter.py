@@ -7,11 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import bindparam, text
+from sqlalchemy import text
 
 from carenav_core.errors import ConfigError
 from carenav_core.retrieval.adapter import (ADAPTER_FILE, QueryAdapter, adapter_for, fit_adapter, load_adapter,
                                             save_adapter)
+from carenav_core.retrieval.rank import RANKER_FILE
 from carenav_core.retrieval.embed import OnnxMiniLM
 from carenav_core.retrieval.search import candidates
 
@@ -79,6 +80,30 @@ def test_the_shipped_adapter_belongs_to_the_offline_embedder_and_the_rule_text_o
     assert adapter_for(onnx, ("rules", "programs")) is None
 
 
+def test_the_shipped_weights_were_fitted_with_the_shipped_adapter():
+    # bench/fit_ranker.py writes both; the re-ranker's weights trust cosines of this very adapter.
+    recorded = [line.split(":", 1)[1].strip() for line in RANKER_FILE.read_text(encoding="utf-8").splitlines()
+                if line.startswith("# adapter sha256:")]
+    assert recorded == [load_adapter(ADAPTER_FILE).digest]
+
+
+def test_a_damaged_file_is_an_error_naming_it_and_the_search_goes_on_without_it(tmp_path: Path, caplog):
+    good = tmp_path / "good.npz"
+    save_adapter(good, np.eye(4, dtype=np.float32) * 0.1, "x", ("rules",))
+    data = good.read_bytes()
+    for name, damaged in (("truncated", data[:len(data) // 2]), ("empty", b""),
+                          ("flipped", data[:200] + bytes(b ^ 0xFF for b in data[200:400]) + data[400:])):
+        path = tmp_path / f"{name}.npz"
+        path.write_bytes(damaged)
+        with pytest.raises(ConfigError, match=f"{name}.npz"):
+            load_adapter(path)
+        embedder = type("E", (), {"name": "x", "dimension": 4})()
+        with caplog.at_level("ERROR"):
+            assert adapter_for(embedder, ("rules",), path) is None
+        assert f"{name}.npz" in caplog.text and "without the query adapter" in caplog.text
+    assert adapter_for(type("E", (), {"name": "x", "dimension": 4})(), ("rules",), good) is not None
+
+
 def test_a_missing_file_means_no_adapter_and_a_bad_one_names_the_file(tmp_path: Path):
     assert load_adapter(tmp_path / "none.npz") is None
     broken = tmp_path / "broken.npz"
@@ -98,7 +123,7 @@ def test_a_missing_file_means_no_adapter_and_a_bad_one_names_the_file(tmp_path: 
 _STORED = text("SELECT id, embedding FROM chunks WHERE id = ANY(CAST(:ids AS bigint[]))").columns(embedding=Vector())
 
 
-def test_the_search_pools_and_features_with_the_adapted_question(pg_store):
+def test_the_search_pools_with_the_adapted_question(pg_store):
     question = "Can APCM be billed in the same month as chronic care management?"
     rng = np.random.default_rng(0)
     adapter = QueryAdapter(matrix=(0.3 * rng.normal(size=(384, 384)) / np.sqrt(384)).astype(np.float32),
@@ -112,3 +137,14 @@ def test_the_search_pools_and_features_with_the_adapted_question(pg_store):
     assert np.allclose(adapted.similarity, [stored[i] @ adapter.apply(raw) for i in adapted.ids], atol=1e-4)
     assert np.allclose(plain.similarity, [stored[i] @ raw for i in plain.ids], atol=1e-4)
     assert set(adapted.ids) != set(plain.ids) or not np.allclose(adapted.similarity, plain.similarity)
+
+
+def test_by_default_the_rule_text_search_uses_the_shipped_adapter(pg_store):
+    question = "Is an initiating visit required before starting advanced primary care management?"
+    shipped = load_adapter(ADAPTER_FILE)
+    raw = pg_store.embedder.embed_query(question)
+    with pg_store.engine.begin() as conn:
+        found = candidates(conn, pg_store, question, ("rules",))
+        stored = {r.id: np.asarray(r.embedding, dtype=np.float32) for r in conn.execute(_STORED, {"ids": found.ids})}
+    assert np.allclose(found.similarity, [stored[i] @ shipped.apply(raw) for i in found.ids], atol=1e-4)
+    assert not np.allclose(found.similarity, [stored[i] @ raw for i in found.ids], atol=1e-4)
