@@ -298,19 +298,18 @@ ORDER BY wanted.n
 
 
 def code_cited(store: Store, codes: list[str], per_code: int, collection: str = "rules", *,
-               question: str | None = None, skip: frozenset[int] = frozenset(), adapt: bool = True) -> SearchResult:
+               question: str | None = None, skip: frozenset[int] = frozenset()) -> SearchResult:
     """For each code, at most `per_code` chunks whose `codes` contain it, without duplicates. Without a
     `question`: the newest (most mentions first), score 0. With one: of the code's newest CODE_POOL chunks,
-    those the re-ranker scores best for the question, chunk ids in `skip` (already shown) left out; `adapt`:
-    the question's vector through the query adapter when it fits (False: the embedder's own, for comparisons)."""
+    those the re-ranker scores best for the question (its vector through the query adapter, as in retrieve), chunk
+    ids in `skip` (already shown) left out."""
     if not codes or per_code <= 0:
         return SearchResult()
     codes = [c.upper() for c in codes]
     try:
         with _one_state(store) as conn:
             if question is not None:
-                return SearchResult(hits=tuple(_cited_for(conn, store, question, codes, per_code, collection, skip,
-                                                          adapt)))
+                return SearchResult(hits=tuple(_cited_for(conn, store, question, codes, per_code, collection, skip)))
             rows = conn.execute(_CODE_CITED, {"codes": codes, "per_code": per_code, "collection": collection}).all()
     except STORE_ERRORS as exc:
         return _failed("code-cited lookup", exc)
@@ -320,12 +319,12 @@ def code_cited(store: Store, codes: list[str], per_code: int, collection: str = 
 
 
 def _cited_for(conn, store: Store, question: str, codes: list[str], per_code: int, collection: str,
-               skip: frozenset[int], adapt: bool = True) -> list[Hit]:
+               skip: frozenset[int]) -> list[Hit]:
     """Per code, the `per_code` chunks naming it that the re-ranker scores best for `question`."""
     index, lexemes, embedding = _prepared(conn, store, question, (collection,))
     bm25, coverage = index.match(lexemes)
     pooled = conn.execute(_CODE_POOL, {"codes": codes, "collection": collection, "pool": CODE_POOL,
-                                       "qvec": _query_vector(store, embedding, (collection,), adapt)}).all()
+                                       "qvec": _query_vector(store, embedding, (collection,), True)}).all()
     query, chosen = plan(question), {}
     for code in dict.fromkeys(r.code for r in pooled):
         mine = [r for r in pooled if r.code == code and r.id in index.row_of and r.id not in skip and r.id not in chosen]
