@@ -18,7 +18,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.guard import check_sentence
-from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.chat.plan import COMMENTS, Intent, QuestionPlan, Setting
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.codes.families import load_families
@@ -28,8 +28,10 @@ log = logging.getLogger(__name__)
 
 NO_MODEL_NOTICE = "No language model wrote this answer: it restates the fee schedule data and the retrieved excerpts."
 NOTHING_FOUND = "No retrieved excerpt or fee schedule row answers this question."
-FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND})     # the product's own words, not claims
+NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
+FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
+COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
 VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practice expense|PE inputs?|"
                              r"direct PE|PE|intra-service|time|survey|RUC|payment rate|priced?|methodolog\w*|equivalent)\b", re.IGNORECASE)
@@ -37,6 +39,10 @@ VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practi
 _COMMENTER = re.compile(r"^\s*(?:Comment:|(?:(?:a|an|another|other|one|some|several|many|most|few|a few|the|these|"
                         r"those|two|three|multiple|numerous)\s+)?(?:\w+\s+)?commenters?\b)", re.IGNORECASE)
 _RESPONSE = re.compile(r"^\s*Response:\s*", re.IGNORECASE)
+_COMMENT_MARK = re.compile(r"^\s*Comment:\s*", re.IGNORECASE)
+# CMS speaking again inside a paragraph that summarised comments: "Response: ...", "We agree ...".
+_CMS_SPEAKS = re.compile(r"^\s*(?:Response:|(?:We|CMS|Our)\b)", re.IGNORECASE)
+COMMENT_ROLE = "comment_summary"      # carenav_core.retrieval.chunk.COMMENT
 # "services.12 We" -> "services. We"; never the decimals of "0.17 for"
 _FOOTNOTE = re.compile(r"(?:(?<=[a-z,;)”\"])|(?<=[a-z)”\"]\.))\d{1,3}(?=\s|$)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
@@ -200,7 +206,7 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
 
 def _clean(text: str) -> str:
     """One quotable sentence: no "Response:" prefix, no footnote numbers, brackets as parentheses."""
-    text = _RESPONSE.sub("", re.sub(r"\s+", " ", text).strip())
+    text = _COMMENT_MARK.sub("", _RESPONSE.sub("", re.sub(r"\s+", " ", text).strip()))
     text = _FOOTNOTE.sub("", text)
     if text.count("(") > text.count(")"):         # "(see Table 23 and sections II.G.2.b" cut by the splitter
         text = text[:text.rfind("(")].rstrip(" ,;")
@@ -221,6 +227,7 @@ class _Candidate:
     position: int
     text: str
     source: Source
+    commenters: bool = False
 
 
 _CMS_VOICE = re.compile(r"\bwe (?:are (?:finalizing|increasing|decreasing|adopting|maintaining)|finalized|proposed|"
@@ -241,38 +248,65 @@ def _basis(text: str, codes: set[str], valuation: bool, named: bool) -> float:
     return 2.0 * min(2, len(others)) + 2.0 * bool(_BASIS.search(text)) + 1.0 * bool(_RVU_VALUE.search(text))
 
 
+def _speakers(source: Source) -> Iterator[tuple[int, str, bool]]:
+    """(position, sentence, is it a commenter's) of each sentence of an excerpt. A paragraph summarising
+    comments (role comment_summary) is commenters' words until CMS speaks ("Response:", "We ..."); in CMS's
+    paragraphs, a sentence opening "Commenters stated ..." and the ones after it are theirs, until CMS speaks."""
+    theirs = source.role == COMMENT_ROLE
+    for position, piece in enumerate(split_sentences(re.sub(r"\s+", " ", source.text).strip())):
+        if _COMMENTER.search(piece):
+            theirs = True
+        elif _CMS_SPEAKS.search(piece):
+            theirs = False
+        yield position, piece, theirs
+
+
 def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
-                want: re.Pattern[str]) -> list[_Candidate]:
+                want: re.Pattern[str], commenters: bool = False, subject: frozenset[str] = frozenset()
+                ) -> list[_Candidate]:
     """Quotable sentences, best first: the question's own words count twice (a family's name once), named
-    codes three times, CMS's voice and, for valuation, the basis of the value (`_basis`)."""
+    codes three times, CMS's voice and, for valuation, the basis of the value (`_basis`). CMS's sentences only,
+    or with `commenters`, only the commenters' sentences CMS summarised (never one for the other). With a
+    `subject` (the codes of the part of the question that asks), only those codes count as asked, and a sentence
+    whose first code is one of them gains 4."""
     found = []
     every, own = (terms.asked | terms.family) - _GENERIC, terms.asked - terms.family - _GENERIC
+    if subject:         # the other asked codes are not what this part of the question is about
+        others = {c.lower() for c in codes - subject}
+        every, own = every - others, own - others
     for rank, source in enumerate(sources):
         if source.kind == DEFINITION_KIND:
             continue
-        for position, piece in enumerate(split_sentences(re.sub(r"\s+", " ", source.text).strip())):
+        for position, piece, theirs in _speakers(source):
             text = _clean(piece)
-            if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or _COMMENTER.search(piece):
+            if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or theirs != commenters:
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
             words = _words(text)
             specific = every & words
             basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
             if not (named or len(specific) >= 2 or (specific and basis)) or \
-                    not passes_guard(_quote(text, source), evidence):
+                    not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
             # A code written in the question weighs 3; members of a named family (the question did not write
             # them) count once, so a list of family codes does not outrank the question's own words.
-            coded = 3 * len(named & terms.written) + min(1, len(named - terms.written))
-            score = len(specific) + len(own & words) + coded + voice + basis
-            found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source))
+            asked = subject or terms.written
+            coded = 3 * len(named & asked) + min(1, len(named - asked))
+            first = re.search(r"\b(?:\d{4}[0-9FTU]|[A-Z]\d{4})\b", text)
+            about = 4 if subject and first is not None and first.group(0) in subject else 0
+            score = len(specific) + len(own & words) + coded + voice + basis + about
+            found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
+                                    commenters=commenters))
     return sorted(found, key=lambda c: (-c.score, c.position))
 
 
-def _quote(text: str, source: Source) -> str:
+def _quote(text: str, source: Source, commenters: bool = False) -> str:
+    when = f"{source.published[:4] or 'undated'} {source.kind}"
+    if commenters:
+        return f"Commenters, as CMS summarised them ({when}): “{text}” {source.label}."
     who = "CMS wrote" if source.kind in ("final rule", "proposed rule", "correction") else f"The {source.kind} says"
-    return f"{who} ({source.published[:4] or 'undated'} {source.kind}): “{text}” {source.label}."
+    return f"{who} ({when}): “{text}” {source.label}."
 
 
 def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[str]:
@@ -282,8 +316,22 @@ def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> li
         if len(chosen) == limit or _near_duplicate(words, taken):
             continue
         taken.append(words)
-        chosen.append(_quote(candidate.text, candidate.source))
+        chosen.append(_quote(candidate.text, candidate.source, candidate.commenters))
     return chosen
+
+
+# Where one question asks two things: "How were G0556-G0558 valued, and what did commenters say about G0557?"
+_CLAUSES = re.compile(r"[?;]|\.(?:\s|$)|,\s*(?:and|but)\b|\band\s+(?=(?:what|how|did|do|does|why|which|who|were|was)\b)",
+                      re.IGNORECASE)
+
+
+def _comment_clause(question: str) -> str:
+    """The part of the question that asks about comments ('' when none does).
+
+    >>> _comment_clause("How was G0556 valued, and what did commenters say about G0557?")
+    ' what did commenters say about G0557'
+    """
+    return next((part for part in _CLAUSES.split(question) if COMMENTS.search(part)), "")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -341,6 +389,14 @@ class DeterministicWriter:
         if not prepared.sources and not rows:
             yield NOTHING_FOUND
 
+    def _commenters(self, prepared: Prepared, evidence: Evidence, terms: Terms, codes: set[str],
+                    taken: list[set[str]]) -> list[str]:
+        """What commenters said, as CMS summarised them, for a question that asks it: up to two of their
+        sentences that best match the question (its words and codes), attributed to them."""
+        subject = frozenset(c for c in codes if c in _comment_clause(prepared.question).upper())
+        return _pick(_candidates(prepared.sources, terms, codes, evidence, re.compile(r"\w"), commenters=True,
+                                 subject=subject), 2, taken)
+
     def _definitions(self, prepared: Prepared) -> Iterator[str]:
         for source in prepared.sources:
             if source.kind == DEFINITION_KIND:
@@ -362,9 +418,19 @@ class DeterministicWriter:
         if not valued and naming:       # nothing on valuation: what the rule text says of the codes themselves
             valued = _pick(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
                                        evidence, naming), 2, taken)
+        said = self._commenters(prepared, evidence, terms, codes, taken) if prepared.plan.comments else []
+        if said and policy:         # "What did commenters say about ...?": their views first, then CMS's
+            yield "\n" + COMMENTERS_HEADING
+            yield from ("- " + q for q in said)
         if valued or changes:
-            yield "\n" + ("How CMS valued them:" if prepared.rows and not policy else "What the rule text says:")
+            yield "\n" + ("How CMS valued them:" if prepared.rows and not policy else
+                          "What CMS said:" if said else "What the rule text says:")
         yield from ("- " + q for q in valued + changes)
-        if not valued and not changes and prepared.sources and not prepared.rows:
+        if said and not policy:
+            yield "\n" + COMMENTERS_HEADING
+            yield from ("- " + q for q in said)
+        if prepared.plan.comments and not said and prepared.sources:
+            yield "\n" + NO_COMMENTS
+        if not valued and not changes and not said and prepared.sources and not prepared.rows:
             yield from (f"- The {s.kind} published {s.published} is also relevant {s.label}."
                         for s in prepared.sources[:2] if s.kind != DEFINITION_KIND)

@@ -75,6 +75,17 @@ class Source:
     text: str                      # the excerpt shown to the model (numbers in it may be quoted)
     url: str
     codes: tuple[str, ...] = ()
+    role: str = ""                 # rule text: cms_text | cms_response | comment_summary (retrieval/chunk.py)
+
+    @property
+    def speaker(self) -> str:
+        """Whose words the excerpt gives: CMS's, or commenters' as CMS summarised them ('' when unknown)."""
+        return SPEAKERS.get(self.role, "")
+
+
+# Who speaks in a rule-text paragraph (the roles of carenav_core/retrieval/chunk.py), as a reader is told.
+SPEAKERS = {"cms_text": "CMS's text", "cms_response": "CMS's response to comments",
+            "comment_summary": "commenters' views as CMS summarised them"}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,7 +7,9 @@ A sentence is released only when
      excerpt that the sentence itself cites (compared as Decimal: "$17.10" == 17.1);
   3. a sentence stating an RVU, conversion factor or payment cites a row label (or a computed figure's);
   4. cite or omit: a sentence that states a fact cites a row, figure or source, and shares enough of its
-     words with what it cites (chat/support.py); only "no valuation for <unpriced codes>" may go uncited.
+     words with what it cites (chat/support.py); only "no valuation for <unpriced codes>" may go uncited;
+  5. a sentence that cites only excerpts summarising public comments does not present them as CMS's own
+     position ("CMS finalized / stated / believes ...") unless it says they are comments.
 Anything else is withheld and replaced by a visible note saying what was removed and why.
 The guard reads no instructions from the text it checks: retrieved text is only evidence.
 """
@@ -64,7 +66,25 @@ def check_sentence(sentence: str, evidence: Evidence) -> tuple[str, ...]:
         reasons.append("states an RVU, conversion factor or payment without citing a valuation row label")
     if not reasons and states_fact(sentence):
         reasons += _support_reasons(sentence, cited, evidence)
+    if not reasons and _as_cms(sentence, cited, evidence):
+        reasons.append("presents commenters' views (CMS's summary of the comments) as CMS's own position")
     return tuple(reasons)
+
+
+# CMS as the one who decides or holds a view: "CMS finalized", "CMS stated", "the agency believes".
+_CMS_CLAIM = re.compile(r"\b(?:CMS|the agency|Medicare)(?:\s+\w+ly)?\s+(?:finaliz\w*|decided|decides|adopted|adopts|"
+                        r"stated|states|said|says|wrote|writes|agreed|agrees|believes?|believed|concluded|"
+                        r"determined|explained|requires?|required|established|is finalizing|has finalized|"
+                        r"recommends?|recommended)\b", re.IGNORECASE)
+_COMMENT_WORDS = re.compile(r"\b(?:comments?|commenters?|commented|stakeholders?|interested part(?:y|ies))\b",
+                            re.IGNORECASE)
+
+
+def _as_cms(sentence: str, cited: set[str], evidence: Evidence) -> bool:
+    """Does the sentence give a comment summary's words as CMS's (rule 5)?"""
+    sources = {k for k in cited if k not in evidence.row_numbers}
+    return bool(sources) and sources <= evidence.commenters and _CMS_CLAIM.search(sentence) is not None \
+        and _COMMENT_WORDS.search(sentence) is None
 
 
 _QUOTE = re.compile(r"“([^“”]+)”")

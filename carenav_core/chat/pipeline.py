@@ -58,7 +58,7 @@ def clean_question(question: str) -> tuple[str, tuple[WarningEvent, ...]]:
 
 def source_of(hit: Hit) -> Source:
     return Source(label=hit.label, title=hit.title, kind=hit.kind, published=hit.published, text=hit.text,
-                  url=hit.url, codes=hit.codes)
+                  url=hit.url, codes=hit.codes, role=hit.role)
 
 
 def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:

@@ -46,6 +46,10 @@ _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
                          re.IGNORECASE)
+# The question asks what commenters (the public, stakeholders) said, not only what CMS decided.
+COMMENTS = re.compile(r"\b(?:comments?|commenters?|commented|commenting|stakeholders?|interested parties|"
+                       r"public input|feedback|object(?:ed|ions?)|push(?:ed)?[\s-]?back|opposed?|opposition)\b",
+                       re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
 _VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee)", re.IGNORECASE)
@@ -83,6 +87,7 @@ class QuestionPlan:
     measure: str = "payment"             # what figures compare: "payment", "work_rvu" or "total_rvu"
     places: tuple[str, ...] = ()         # payment localities the question names (set once they are looked up)
     ambiguous_place: bool = False        # the place named matches several localities: all are shown
+    comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -111,7 +116,8 @@ class QuestionPlan:
         if self.places:
             where = ("in " + ", ".join(self.places)
                      + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
-        return "; ".join(part for part in (self._what(), where, self._when(), self.setting.value) if part)
+        said = "with what commenters said" if self.comments else ""
+        return "; ".join(part for part in (self._what(), said, where, self._when(), self.setting.value) if part)
 
     def _what(self) -> str:
         codes = list(self.focus_codes)
@@ -227,4 +233,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         "work_rvu" if _MEASURE_WORK.search(text) else "total_rvu" if _MEASURE_TOTAL.search(text) else "payment")
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since), measure=measure)
+                        intents=_intents(text, focus, years, since), measure=measure,
+                        comments=bool(COMMENTS.search(text)))

@@ -33,7 +33,8 @@ Rules:
 7. Answer the question first: the figure, comparison or trend asked for, then what the codes are and how CMS valued them.
 8. The Computed block holds differences, changes and totals already worked out from the rows. Use them as written and cite their [computed: ...] label; never compute a figure yourself.
 9. Every sentence that states a fact cites the row, computed figure or excerpt it comes from; leave out a fact you cannot cite.
-10. Write short plain sentences, one fact per sentence, no tables."""
+10. Write short plain sentences, one fact per sentence, no tables.
+11. An excerpt marked "commenters' views as CMS summarised them" says what commenters asked or argued, not what CMS decided: attribute it to commenters ("Commenters said ..."), never to CMS. CMS's position is in excerpts marked as CMS's text or CMS's response."""
 
 
 def _one_line(text: str) -> str:
@@ -42,9 +43,11 @@ def _one_line(text: str) -> str:
 
 
 def excerpt_line(source: Source) -> str:
-    """'[89 FR 97860 ¶4] (final rule, 2024-12-09) text'."""
+    """'[89 FR 97860 ¶4] (final rule, 2024-12-09) text', with whose words they are when the role is known:
+    '[89 FR 97885 ¶1] (final rule, 2024-12-09; commenters' views as CMS summarised them) Comment: ...'."""
     dated = f", {source.published}" if source.published else ""
-    return f"{source.label} ({source.kind}{dated}) {_one_line(source.text)}"
+    speaker = f"; {source.speaker}" if source.speaker else ""
+    return f"{source.label} ({source.kind}{dated}{speaker}) {_one_line(source.text)}"
 
 
 def _code_and_status(row: ValuationRow) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from carenav_core.chat.sentences import split_sentences
 
-_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,()]+)(?:, [\d-]+)?\) (.*)$")
+_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,();]+)(?:, [\d-]+)?(?:; [^()]+)?\) (.*)$")   # "; speaker" optional
 _ROW = re.compile(r"^(\[[^\[\]]+\]) (\S+) \(.*\), CY(\d{4}) (final|proposed), status (\S*) ")
 _TOTALS = re.compile(r"total RVUs non-facility (\S+), facility (\S+);")
 _PAYMENTS = re.compile(r"payment non-facility (\$[\d,.]+|not given), facility (\$[\d,]+\.\d+|not given)\.$")

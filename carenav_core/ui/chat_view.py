@@ -116,8 +116,9 @@ def render_after(answer: Answer, warnings: bool = True) -> None:
             if group:
                 st.markdown(f"**{heading}**")
             for source in group:
+                speaker = f" — {plain(source.speaker)}" if source.speaker else ""
                 st.markdown(f"{plain(source.label)} [{plain(source.title[:90])}]({source.url}) — {source.kind}, "
-                            f"{source.published}  \n> {plain(source.text[:400])}")
+                            f"{source.published}{speaker}  \n> {plain(source.text[:400])}")
 
 
 def render_turn(answer: Answer, key: str) -> None:

@@ -247,3 +247,35 @@ def test_sentences_that_state_different_figures_are_not_repeats():
             "G0556 pays $15.20 non-facility in CY2025 [PFS CY2025 RVU25D]. ")
     released = [s for s in guard_text(text, evidence) if s.released]
     assert len(released) == 2 and "$11.97" in released[1].text
+
+
+# --- rule 5: commenters' views are not CMS's ------------------------------------------------------------
+
+def _comment_evidence():
+    from dataclasses import replace
+    comment = replace(EXCERPT, label="[89 FR 97892 ¶6]", role="comment_summary", text=(
+        "Comment: Several commenters asked that the performance measurement requirement be removed for "
+        "small practices; we proposed a lower work RVU for G0556 than for G0557."))
+    decision = replace(EXCERPT, label="[89 FR 97893 ¶10]", role="cms_text", text=(
+        "After consideration of public comments, we believe the performance measurement requirement should be "
+        "removed for small practices."))
+    return build_evidence([G0556], [comment, decision])
+
+
+@pytest.mark.parametrize("sentence", [
+    "CMS believes the performance measurement requirement should be removed for small practices [89 FR 97892 ¶6].",
+    "CMS stated that the performance measurement requirement must be removed for small practices [89 FR 97892 ¶6].",
+    "The agency has finalized removing the performance measurement requirement for small practices [89 FR 97892 ¶6].",
+])
+def test_a_comment_summary_given_as_cms_position_is_withheld(sentence):
+    assert any("as CMS's own position" in r for r in check_sentence(sentence, _comment_evidence()))
+
+
+@pytest.mark.parametrize("sentence", [
+    "Commenters asked CMS to remove the performance measurement requirement for small practices [89 FR 97892 ¶6].",
+    "CMS noted that several commenters asked for removal of the performance measurement requirement [89 FR 97892 ¶6].",
+    "CMS proposed a lower work RVU for G0556 than for G0557 [89 FR 97892 ¶6].",
+    "CMS believes the performance measurement requirement should be removed for small practices [89 FR 97893 ¶10].",
+])
+def test_comments_attributed_to_commenters_and_cms_own_words_pass(sentence):
+    assert check_sentence(sentence, _comment_evidence()) == ()

@@ -189,3 +189,18 @@ def test_a_stalled_model_ends_within_the_deadline_with_a_complete_answer(backend
     assert isinstance(events[0], ValuationEvent) and isinstance(events[-2], SourcesEvent)
     assert "No language model wrote this answer" in prose(events) and "And then" not in prose(events)
     assert ollama_double.chat_requests()[-1].body["options"] == {"num_ctx": 8192, "num_predict": 512}
+
+
+def test_a_question_about_comments_quotes_the_commenters_as_theirs(any_backends):
+    """Retrieved paragraphs keep their speaker (CMS's text, its response, its summary of comments) up to the
+    writer: asked what commenters said, the answer quotes them, attributed, from a comment summary."""
+    events = run("What did commenters say about the APCM performance measurement requirement?", any_backends)
+    released, sources = prose(events), events[-2]
+    shown = {s.label: s for s in [*sources.cited, *sources.also_retrieved]}
+    assert {s.role for s in shown.values()} >= {"comment_summary"}
+    quotes = re.findall(r"^- Commenters, as CMS summarised them \([^)]*\): “(.+)” (\[[^\]]+\])\.$", released, re.MULTILINE)
+    assert quotes, released
+    for quoted, label in quotes:
+        assert shown[label].role == "comment_summary" and quoted[:60] in re.sub(r"\s+", " ", shown[label].text)
+    for quoted in re.findall(r"CMS wrote [^“]*“([^”]+)”", released):
+        assert not re.match(r"(?:Comment:|(?:\w+ ){0,2}commenters?\b)", quoted, re.IGNORECASE), quoted

@@ -74,3 +74,13 @@ def test_injected_text_stays_one_excerpt_line():
 
 def test_no_excerpts_says_none():
     assert _user(build_prompt(QUESTION, [], [G0556], [])).startswith("Excerpts:\n(none)\n\nValuation")
+
+
+def test_an_excerpt_says_whose_words_it_gives():
+    from dataclasses import replace
+    comment = replace(EXCERPT, role="comment_summary", text="Comment: Commenters opposed the requirement.")
+    user = _user(build_prompt(QUESTION, [comment, replace(EXCERPT, role="cms_response")], [], []))
+    lines = user.split("\n\n")[0].splitlines()
+    assert lines[1].startswith("[89 FR 97860 ¶4] (final rule, 2024-12-09; commenters' views as CMS summarised them) Comment:")
+    assert lines[2].startswith("[89 FR 97860 ¶4] (final rule, 2024-12-09; CMS's response to comments) We are finalizing")
+    assert "never to CMS" in SYSTEM_PROMPT

@@ -353,3 +353,74 @@ def test_a_figure_question_quotes_only_what_the_rule_says_of_the_asked_codes():
                         sources=(other, own), messages=[], warnings=())
     text = "".join(DeterministicWriter().stream(prepared))
     assert "[89 FR 97900 ¶4]" in text and "[89 FR 98000 ¶1]" not in text
+
+
+# --- who speaks: commenters' words are theirs, never CMS's ---------------------------------------------
+
+COMMENTS_QUESTION = "What did commenters say about the APCM performance measurement requirement?"
+COMMENT = replace(EXCERPT, label="[89 FR 97892 ¶6]", role="comment_summary", codes=(), text=(
+    "Comment: Several commenters opposed the performance measurement requirement for APCM services. "
+    "They argued that the performance measurement requirement would burden small primary care practices."))
+DECISION = replace(EXCERPT, label="[89 FR 97893 ¶10]", role="cms_text", codes=(), text=(
+    "After consideration of public comments, we are finalizing the performance measurement requirement for "
+    "APCM services as proposed."))
+
+
+def _answer_to(question, sources, rows=()):
+    detection = detect(question)
+    plan = plan_question(question, detection, date(2026, 12, 1))
+    prepared = Prepared(question=question, detection=detection, plan=plan, rows=tuple(rows), figures=(),
+                        unpriced=(), sources=tuple(sources), messages=[], warnings=())
+    return plan, "".join(DeterministicWriter().stream(prepared))
+
+
+def test_a_comment_summary_is_never_quoted_as_cms_even_where_no_sentence_names_commenters():
+    """The second sentence of a 'Comment:' paragraph ("They argued ...") is still the commenters' view."""
+    _, text = _answer_to("What does the rule say about the APCM performance measurement requirement?",
+                         (COMMENT, DECISION))
+    assert "They argued" not in text and "Several commenters" not in text
+    assert "CMS wrote (2024 final rule): “After consideration of public comments, we are finalizing" in text
+
+
+def test_a_question_about_comments_quotes_them_attributed_then_cms():
+    plan, text = _answer_to(COMMENTS_QUESTION, (DECISION, COMMENT))
+    assert plan.comments and "with what commenters said" in plan.summary()
+    said = text.index("What commenters said")
+    assert "Commenters, as CMS summarised them (2024 final rule): “They argued that the performance measurement" in text
+    assert "CMS wrote" not in text[said:text.index("What CMS said:")]           # their views first, CMS's after
+    assert "CMS wrote (2024 final rule): “After consideration of public comments" in text[text.index("What CMS said:"):]
+    sentences = guard_text(text, build_evidence((), (DECISION, COMMENT), (), ()), FIXED_SENTENCES)
+    assert all(s.released for s in sentences)
+
+
+def test_a_question_about_comments_says_when_no_excerpt_summarises_any():
+    from carenav_core.chat.deterministic import NO_COMMENTS
+    _, text = _answer_to(COMMENTS_QUESTION, (DECISION,))
+    assert NO_COMMENTS in text and "Commenters, as CMS summarised them" not in text
+
+
+def test_in_a_two_part_question_the_commenters_quoted_are_on_the_code_the_comment_part_names():
+    from carenav_core.chat.deterministic import _comment_clause
+    assert "G0557" in _comment_clause("How were G0556-G0558 valued, and what did commenters say about G0557?")
+    about_other = replace(COMMENT, label="[89 FR 97900 ¶1]", text=(
+        "Comment: Several commenters suggested that we increase the work RVU for G0556 to match G0557 and CCM."))
+    about_asked = replace(COMMENT, label="[89 FR 97901 ¶1]", text=(
+        "Comment: Commenters assert that the proposed HCPCS code G0557 closely resembles the CCM codes for patients."))
+    _, text = _answer_to("How was G0556 valued, and what did commenters say about G0557?", (about_other, about_asked))
+    quotes = [line for line in text.splitlines() if line.startswith("- Commenters")]
+    assert quotes and "[89 FR 97901 ¶1]" in quotes[0]
+
+
+def test_a_model_that_gives_commenters_views_as_cms_position_is_withheld(ollama_double):
+    """Through the real client: the prompt marks the comment summary as such; a reply that still presents it as
+    CMS's position loses that sentence, and the same view attributed to commenters is released."""
+    messages = build_prompt(COMMENTS_QUESTION, [COMMENT, DECISION], [], [])
+    assert "commenters' views as CMS summarised them) Comment: Several commenters" in messages[1]["content"]
+    reply = ("CMS believes the performance measurement requirement would burden small primary care practices "
+             "[89 FR 97892 ¶6]. Several commenters argued that the performance measurement requirement would burden "
+             "small primary care practices [89 FR 97892 ¶6].")
+    ollama_double.enqueue([reply[i:i + 7] for i in range(0, len(reply), 7)])
+    guard = OutputGuard.for_answer([], [COMMENT, DECISION])
+    out = [s for chunk in _writer(ollama_double).stream(messages) for s in guard.feed(chunk)] + guard.flush()
+    assert [s.released for s in out] == [False, True]
+    assert "as CMS's own position" in out[0].reasons[0]
