@@ -21,6 +21,8 @@ from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.plan import COMMENTS, Intent, QuestionPlan, Setting
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
+from carenav_core.chat.speakers import speakers
+from carenav_core.codes.detect import detect
 from carenav_core.codes.families import load_families
 from carenav_core.pfs.rows import ValuationRow, newest_rows  # noqa: F401 (newest_rows: used here and by tests)
 
@@ -35,14 +37,8 @@ COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
 VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practice expense|PE inputs?|"
                              r"direct PE|PE|intra-service|time|survey|RUC|payment rate|priced?|methodolog\w*|equivalent)\b", re.IGNORECASE)
-# A commenter's words, not CMS's: "Comment:", "Commenters stated", "Another commenter agreed", "One commenter".
-_COMMENTER = re.compile(r"^\s*(?:Comment:|(?:(?:a|an|another|other|one|some|several|many|most|few|a few|the|these|"
-                        r"those|two|three|multiple|numerous)\s+)?(?:\w+\s+)?commenters?\b)", re.IGNORECASE)
 _RESPONSE = re.compile(r"^\s*Response:\s*", re.IGNORECASE)
 _COMMENT_MARK = re.compile(r"^\s*Comment:\s*", re.IGNORECASE)
-# CMS speaking again inside a paragraph that summarised comments: "Response: ...", "We agree ...".
-_CMS_SPEAKS = re.compile(r"^\s*(?:Response:|(?:We|CMS|Our)\b)", re.IGNORECASE)
-COMMENT_ROLE = "comment_summary"      # carenav_core.retrieval.chunk.COMMENT
 # "services.12 We" -> "services. We"; never the decimals of "0.17 for"
 _FOOTNOTE = re.compile(r"(?:(?<=[a-z,;)”\"])|(?<=[a-z)”\"]\.))\d{1,3}(?=\s|$)")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
@@ -248,19 +244,6 @@ def _basis(text: str, codes: set[str], valuation: bool, named: bool) -> float:
     return 2.0 * min(2, len(others)) + 2.0 * bool(_BASIS.search(text)) + 1.0 * bool(_RVU_VALUE.search(text))
 
 
-def _speakers(source: Source) -> Iterator[tuple[int, str, bool]]:
-    """(position, sentence, is it a commenter's) of each sentence of an excerpt. A paragraph summarising
-    comments (role comment_summary) is commenters' words until CMS speaks ("Response:", "We ..."); in CMS's
-    paragraphs, a sentence opening "Commenters stated ..." and the ones after it are theirs, until CMS speaks."""
-    theirs = source.role == COMMENT_ROLE
-    for position, piece in enumerate(split_sentences(re.sub(r"\s+", " ", source.text).strip())):
-        if _COMMENTER.search(piece):
-            theirs = True
-        elif _CMS_SPEAKS.search(piece):
-            theirs = False
-        yield position, piece, theirs
-
-
 def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
                 want: re.Pattern[str], commenters: bool = False, subject: frozenset[str] = frozenset()
                 ) -> list[_Candidate]:
@@ -277,7 +260,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
     for rank, source in enumerate(sources):
         if source.kind == DEFINITION_KIND:
             continue
-        for position, piece, theirs in _speakers(source):
+        for position, piece, theirs in speakers(source):
             text = _clean(piece)
             if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or theirs != commenters:
                 continue
@@ -293,8 +276,8 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             # them) count once, so a list of family codes does not outrank the question's own words.
             asked = subject or terms.written
             coded = 3 * len(named & asked) + min(1, len(named - asked))
-            first = re.search(r"\b(?:\d{4}[0-9FTU]|[A-Z]\d{4})\b", text)
-            about = 4 if subject and first is not None and first.group(0) in subject else 0
+            first = min(named, key=text.find) if named else None          # the asked code the sentence names first
+            about = 4 if first in subject else 0
             score = len(specific) + len(own & words) + coded + voice + basis + about
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
@@ -393,7 +376,7 @@ class DeterministicWriter:
                     taken: list[set[str]]) -> list[str]:
         """What commenters said, as CMS summarised them, for a question that asks it: up to two of their
         sentences that best match the question (its words and codes), attributed to them."""
-        subject = frozenset(c for c in codes if c in _comment_clause(prepared.question).upper())
+        subject = frozenset(c for c in detect(_comment_clause(prepared.question)).explicit if c in codes)
         return _pick(_candidates(prepared.sources, terms, codes, evidence, re.compile(r"\w"), commenters=True,
                                  subject=subject), 2, taken)
 

@@ -79,13 +79,17 @@ class Source:
 
     @property
     def speaker(self) -> str:
-        """Whose words the excerpt gives: CMS's, or commenters' as CMS summarised them ('' when unknown)."""
+        """Whose words the excerpt gives: CMS's, or commenters' as CMS summarised them ('' when unknown). A
+        response that opens with the comment it answers says so."""
+        if self.role == RESPONSE_ROLE and "Comment:" in self.text:
+            return "commenters' views as CMS summarised them, then CMS's response"
         return SPEAKERS.get(self.role, "")
 
 
 # Who speaks in a rule-text paragraph (the roles of carenav_core/retrieval/chunk.py), as a reader is told.
-SPEAKERS = {"cms_text": "CMS's text", "cms_response": "CMS's response to comments",
-            "comment_summary": "commenters' views as CMS summarised them"}
+CMS_ROLE, RESPONSE_ROLE, COMMENT_ROLE = "cms_text", "cms_response", "comment_summary"
+SPEAKERS = {CMS_ROLE: "CMS's text", RESPONSE_ROLE: "CMS's response to comments",
+            COMMENT_ROLE: "commenters' views as CMS summarised them"}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,14 +3,14 @@ label that cites them. Built once per answer; read by the output guard and the d
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Iterable
 
 from carenav_core.chat.events import Source
+from carenav_core.chat.speakers import split_voices
 from carenav_core.pfs.rows import ValuationRow
 
-COMMENT_ROLE = "comment_summary"      # carenav_core.retrieval.chunk.COMMENT: commenters' words, CMS's summary
 CITATION = re.compile(r"\[([^\[\]\n]*)\]")
 _ANY_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
@@ -49,7 +49,7 @@ class Evidence:
     labels: dict[str, str]                           # label_key -> label as the evidence writes it
     texts: dict[str, str]                            # label_key -> words the cited item says (support test)
     unpriced: frozenset[str] = frozenset()           # codes no loaded release prices (may be named uncited)
-    commenters: frozenset[str] = frozenset()         # label_keys of excerpts that summarise public comments
+    voices: dict[str, tuple[str, str]] = field(default_factory=dict)   # label_key -> (commenters', CMS's sentences)
 
 
 def row_words(row: ValuationRow) -> str:
@@ -80,17 +80,17 @@ def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figu
         row_numbers.setdefault(label_key(figure.label), set()).update(figure.numbers())
         labels.setdefault(label_key(figure.label), figure.label)
         texts.setdefault(label_key(figure.label), []).append(figure.words())
-    source_numbers, commenters = {}, set()
+    source_numbers, voices = {}, {}
     for source in sources:
         source_numbers[label_key(source.label)] = numbers_in(source.text)
-        if source.role == COMMENT_ROLE:
-            commenters.add(label_key(source.label))
+        if source.role:                                 # rule text: who says what (chat/speakers.py)
+            voices[label_key(source.label)] = split_voices(source)
         labels.setdefault(label_key(source.label), source.label)
         texts.setdefault(label_key(source.label), []).append(f"{source.kind} {source.title} published {source.text}")
     return Evidence(row_numbers={k: frozenset(v) for k, v in row_numbers.items()}, source_numbers=source_numbers,
                     descriptors=tuple(sorted(descriptors, key=len, reverse=True)), labels=labels,
                     texts={k: " ".join(v) for k, v in texts.items()}, unpriced=frozenset(unpriced),
-                    commenters=frozenset(commenters))
+                    voices=voices)
 
 
 def cited_and_also_retrieved(sources: Iterable[Source], cited_labels: Iterable[str]

@@ -8,8 +8,8 @@ A sentence is released only when
   3. a sentence stating an RVU, conversion factor or payment cites a row label (or a computed figure's);
   4. cite or omit: a sentence that states a fact cites a row, figure or source, and shares enough of its
      words with what it cites (chat/support.py); only "no valuation for <unpriced codes>" may go uncited;
-  5. a sentence that cites only excerpts summarising public comments does not present them as CMS's own
-     position ("CMS finalized / stated / believes ...") unless it says they are comments.
+  5. a sentence that presents as CMS's position ("CMS finalized / stated / believes ...", without saying they
+     are comments) what the excerpts it cites give as commenters' words (chat/speakers.py) is withheld.
 Anything else is withheld and replaced by a visible note saying what was removed and why.
 The guard reads no instructions from the text it checks: retrieved text is only evidence.
 """
@@ -73,7 +73,7 @@ def check_sentence(sentence: str, evidence: Evidence) -> tuple[str, ...]:
 
 # CMS as the one who decides or holds a view: "CMS finalized", "CMS stated", "the agency believes".
 _CMS_CLAIM = re.compile(r"\b(?:CMS|the agency|Medicare)(?:\s+\w+ly)?\s+(?:finaliz\w*|decided|decides|adopted|adopts|"
-                        r"stated|states|said|says|wrote|writes|agreed|agrees|believes?|believed|concluded|"
+                        r"stated|states|said|says|agreed|agrees|believes?|believed|concluded|"
                         r"determined|explained|requires?|required|established|is finalizing|has finalized|"
                         r"recommends?|recommended)\b", re.IGNORECASE)
 _COMMENT_WORDS = re.compile(r"\b(?:comments?|commenters?|commented|stakeholders?|interested part(?:y|ies))\b",
@@ -81,10 +81,13 @@ _COMMENT_WORDS = re.compile(r"\b(?:comments?|commenters?|commented|stakeholders?
 
 
 def _as_cms(sentence: str, cited: set[str], evidence: Evidence) -> bool:
-    """Does the sentence give a comment summary's words as CMS's (rule 5)?"""
-    sources = {k for k in cited if k not in evidence.row_numbers}
-    return bool(sources) and sources <= evidence.commenters and _CMS_CLAIM.search(sentence) is not None \
-        and _COMMENT_WORDS.search(sentence) is None
+    """Does the sentence give commenters' words as CMS's (rule 5)? It credits CMS with a position, does not say
+    it is a comment, and matches the commenters' sentences of what it cites better than CMS's own."""
+    if _CMS_CLAIM.search(sentence) is None or _COMMENT_WORDS.search(sentence) is not None:
+        return False
+    voices = [evidence.voices[k] for k in cited if k in evidence.voices]
+    theirs, cms = " ".join(v[0] for v in voices), " ".join(v[1] for v in voices)
+    return bool(theirs) and support(sentence, theirs) > support(sentence, cms)
 
 
 _QUOTE = re.compile(r"“([^“”]+)”")

@@ -48,8 +48,8 @@ _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|
                          re.IGNORECASE)
 # The question asks what commenters (the public, stakeholders) said, not only what CMS decided.
 COMMENTS = re.compile(r"\b(?:comments?|commenters?|commented|commenting|stakeholders?|interested parties|"
-                       r"public input|feedback|object(?:ed|ions?)|push(?:ed)?[\s-]?back|opposed?|opposition)\b",
-                       re.IGNORECASE)
+                       r"public input|(?:public|stakeholder)\s+feedback|object(?:ed|ions?)|push(?:ed)?[\s-]?back|"
+                       r"(?<!\bas )opposed?|opposition)\b", re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
 _VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee)", re.IGNORECASE)

@@ -1,7 +1,8 @@
 """The messages the language model sees: one system prompt, one user message.
 
 User message layout (each part separated by a blank line):
-  Excerpts:      one "[label] (kind, date) text" line per retrieved source
+  Excerpts:      one "[label] (kind, date; speaker) text" line per retrieved source (speaker: whose words,
+                 when retrieval knows it: CMS's text, CMS's response, commenters' views as CMS summarised them)
   Valuation:     only when there are valuation rows or unpriced codes: how the question was understood,
                  the rows it asks about first, then the other rows
   Computed:      only when figures were computed (differences, changes, totals), each with its label
@@ -34,7 +35,7 @@ Rules:
 8. The Computed block holds differences, changes and totals already worked out from the rows. Use them as written and cite their [computed: ...] label; never compute a figure yourself.
 9. Every sentence that states a fact cites the row, computed figure or excerpt it comes from; leave out a fact you cannot cite.
 10. Write short plain sentences, one fact per sentence, no tables.
-11. An excerpt marked "commenters' views as CMS summarised them" says what commenters asked or argued, not what CMS decided: attribute it to commenters ("Commenters said ..."), never to CMS. CMS's position is in excerpts marked as CMS's text or CMS's response."""
+11. An excerpt marked "commenters' views as CMS summarised them" says what commenters asked or argued, not what CMS decided: attribute it to commenters ("Commenters said ..."), never to CMS. CMS's position is in excerpts marked as CMS's text or CMS's response. Inside any excerpt, the text after "Comment:" is the commenters' until "Response:"."""
 
 
 def _one_line(text: str) -> str:

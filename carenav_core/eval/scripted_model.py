@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from carenav_core.chat.events import SPEAKERS, Source
 from carenav_core.chat.sentences import split_sentences
+from carenav_core.chat.speakers import speakers
 
-_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,();]+)(?:, [\d-]+)?(?:; [^()]+)?\) (.*)$")   # "; speaker" optional
+_EXCERPT = re.compile(r"^(\[[^\[\]]+\]) \(([^,();]+)(?:, [\d-]+)?(?:; ([^()]+))?\) (.*)$")   # "; speaker" optional
 _ROW = re.compile(r"^(\[[^\[\]]+\]) (\S+) \(.*\), CY(\d{4}) (final|proposed), status (\S*) ")
 _TOTALS = re.compile(r"total RVUs non-facility (\S+), facility (\S+);")
 _PAYMENTS = re.compile(r"payment non-facility (\$[\d,.]+|not given), facility (\$[\d,]+\.\d+|not given)\.$")
@@ -49,6 +51,7 @@ class PromptExcerpt:
     label: str
     kind: str
     text: str
+    speaker: str = ""           # whose words, as the prompt marks them ('' when not marked)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +84,7 @@ def read_prompt(messages: list[dict[str, str]]) -> PromptEvidence:
         elif m := _COMPUTED.match(line):
             computed.append((m.group(1), m.group(2)))
         elif m := _EXCERPT.match(line):
-            excerpts.append(PromptExcerpt(label=m.group(1), kind=m.group(2), text=m.group(3)))
+            excerpts.append(PromptExcerpt(label=m.group(1), kind=m.group(2), text=m.group(4), speaker=m.group(3) or ""))
     numbers = frozenset(Decimal(n.replace(",", "")) for n in _NUMBER.findall(user))
     labels = frozenset(r.label for r in rows) | frozenset(e.label for e in excerpts) | frozenset(c[0] for c in computed)
     return PromptEvidence(rows=tuple(rows), unpriced=unpriced, excerpts=tuple(excerpts), numbers=numbers, labels=labels,
@@ -160,13 +163,16 @@ def _first_sentence(text: str) -> str:
 def _answering_sentences(excerpts: list[PromptExcerpt], question: str, limit: int
                          ) -> list[tuple[PromptExcerpt, str]]:
     """What a faithful model quotes: the excerpt sentences sharing most words with the question (at least
-    two), word for word, best first; commenters' sentences left out."""
+    two), word for word, best first; commenters' sentences (chat/speakers.py, with the role the prompt marks)
+    left out."""
     asked = {w.lower() for w in _WORDS.findall(question)} - _COMMON
     scored = []
     for rank, excerpt in enumerate(excerpts):
-        for piece in split_sentences(excerpt.text):
+        role = next((r for r, said in SPEAKERS.items() if excerpt.speaker.startswith(said)), "")
+        for _, piece, theirs in speakers(Source(label=excerpt.label, title="", kind=excerpt.kind, published="",
+                                                text=excerpt.text, url="", role=role)):
             piece = re.sub(r"^(?:Response|Comment):\s*", "", piece.strip()).rstrip(".")
-            if not 8 <= len(piece.split()) <= 60 or re.match(r"(?:Comment|\w+ commenters?|Commenters?)\b", piece) \
+            if theirs or not 8 <= len(piece.split()) <= 60 or re.match(r"(?:Comment|\w+ commenters?|Commenters?)\b", piece) \
                     or "“" in piece or "”" in piece or "[" in piece or len(split_sentences(piece + ".")) != 1:
                 continue
             overlap = len(asked & {w.lower() for w in _WORDS.findall(piece)})

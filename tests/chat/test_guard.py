@@ -255,7 +255,8 @@ def _comment_evidence():
     from dataclasses import replace
     comment = replace(EXCERPT, label="[89 FR 97892 ¶6]", role="comment_summary", text=(
         "Comment: Several commenters asked that the performance measurement requirement be removed for "
-        "small practices; we proposed a lower work RVU for G0556 than for G0557."))
+        "small practices; we proposed a lower work RVU for G0556 than for G0557. "
+        "We drafted a three-tiered system of APCM levels before the comment period opened."))
     decision = replace(EXCERPT, label="[89 FR 97893 ¶10]", role="cms_text", text=(
         "After consideration of public comments, we believe the performance measurement requirement should be "
         "removed for small practices."))
@@ -276,6 +277,9 @@ def test_a_comment_summary_given_as_cms_position_is_withheld(sentence):
     "CMS noted that several commenters asked for removal of the performance measurement requirement [89 FR 97892 ¶6].",
     "CMS proposed a lower work RVU for G0556 than for G0557 [89 FR 97892 ¶6].",
     "CMS believes the performance measurement requirement should be removed for small practices [89 FR 97893 ¶10].",
+    "CMS stated that it drafted a three-tiered system of APCM levels [89 FR 97892 ¶6].",
+    "CMS wrote (2024 final rule): “We drafted a three-tiered system of APCM levels before the comment period opened” "
+    "[89 FR 97892 ¶6].",
 ])
 def test_comments_attributed_to_commenters_and_cms_own_words_pass(sentence):
     assert check_sentence(sentence, _comment_evidence()) == ()
