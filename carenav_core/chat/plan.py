@@ -225,7 +225,10 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code
 
     def place(code: str) -> tuple[int, str]:
-        return (upper.find(filled[code]), code) if code in filled else (upper.find(code), "")
+        own = upper.find(code)
+        if code in filled and not 0 <= own < upper.find(filled[code]):      # first named by the range
+            return upper.find(filled[code]), code
+        return own, ""
     named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=place))
     family = tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)

@@ -55,7 +55,8 @@ def _range(first: str, last: str) -> list[str]:
 class Detection:
     """What a text names: `codes` (explicit codes plus members of named families, sorted, unique),
     `families` (family keys), `explicit` (codes written out in the text, and those a written range names),
-    `filled` (each code a range names but the text does not write, with the range's first code)."""
+    `filled` (each code a range names between its ends, with the range's first code; the text may also
+    write it elsewhere)."""
     codes: tuple[str, ...]
     families: tuple[str, ...]
     explicit: tuple[str, ...]
@@ -98,7 +99,8 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
     for first, last in zip(found, found[1:]):
         if _BETWEEN.fullmatch(text, first.end(), last.start()):
             start = first.group(1).upper()
-            filled.update((c, start) for c in _range(start, last.group(1).upper()) if c in by_code and c not in explicit)
+            end = last.group(1).upper()
+            filled.update((c, start) for c in _range(start, end) if c in by_code and c not in (start, end))
     explicit |= set(filled)
     named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
     named |= {by_code[c] for c in explicit if c in by_code}

@@ -108,6 +108,14 @@ def test_a_compare_with_a_range_keeps_the_question_order():
     assert plan.named_codes == ("99490", "G0556", "G0557", "G0558")
 
 
+@pytest.mark.parametrize("question, order", [
+    ("How were G0556-G0558 valued, and what about the G0557 work RVU?", ("G0556", "G0557", "G0558")),
+    ("Is G0557 paid more than G0556-G0558?", ("G0557", "G0556", "G0558")),       # written before the range
+])
+def test_a_code_in_a_range_and_written_again_keeps_its_first_place(question, order):
+    assert plan_question(question, detect(question), date(2026, 12, 1)).named_codes == order
+
+
 def test_unknown_code_is_still_a_candidate():
     # value() reports it as not priced; detection does not know the data.
     assert detect("what about V9998?").explicit == ("V9998",)
