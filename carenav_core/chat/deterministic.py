@@ -213,6 +213,40 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)} - _STOP
 
 
+_CONNECTORS = frozenset("of and for the & in".split())
+_ACRONYM = re.compile(r"\b([A-Z]{3,6})(s?)\b")
+
+
+def acronyms(text: str) -> set[str]:
+    """The acronyms written in `text`, lower case, singular and plural ("RHCs": rhc, rhcs)."""
+    return {form for m in _ACRONYM.finditer(text) for form in (m.group(1).lower(), m.group(1).lower() + "s")}
+
+
+def initialisms(text: str) -> set[str]:
+    """The acronyms a run of 3-5 words would have, as _words writes them, singular and plural: the rule text
+    says "RHCs" where an analyst writes "rural health clinics", or the reverse. Connectors inside a run are
+    skipped ("Department of Health and Human Services": DHHS).
+
+    >>> {"rhc", "rhcs", "fqhcs"} <= initialisms("Can rural health clinics or federally qualified health centers bill?")
+    True
+    """
+    words = re.findall(r"[A-Za-z][A-Za-z-]*|&", text)
+    found = set()
+    for start, first in enumerate(words):
+        if first.lower() in _CONNECTORS:
+            continue
+        letters = ""
+        for word in words[start:start + 8]:
+            if word.lower() in _CONNECTORS:
+                continue
+            letters += word[0].lower()
+            if 3 <= len(letters) <= 5:
+                found |= {letters, letters + "s"}
+            if len(letters) == 5:
+                break
+    return found - _STOP
+
+
 def _near_duplicate(words: set[str], chosen: list[set[str]]) -> bool:
     return any(len(words & other) / max(1, len(words | other)) > 0.6 for other in chosen)
 
@@ -266,7 +300,10 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
             words = _words(text)
-            specific = every & words
+            # "RHCs" in the rule answers "rural health clinics" in the question, and the reverse (a family's
+            # names and acronyms are in the registry already)
+            spelled = ((acronyms(text) & terms.spelled) | (initialisms(text) & terms.acronyms)) - terms.family
+            specific = (every & words) | spelled
             basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
             if not (named or len(specific) >= 2 or (specific and basis)) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
@@ -278,7 +315,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             coded = 3 * len(named & asked) + min(1, len(named - asked))
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0
-            score = len(specific) + len(own & words) + coded + voice + basis + about
+            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
     return sorted(found, key=lambda c: (-c.score, c.position))
@@ -322,12 +359,15 @@ class Terms:
     asked: frozenset[str]       # the question's words
     family: frozenset[str]      # the named families' names and acronyms (as the registry writes them)
     written: frozenset[str] = frozenset()   # codes the question writes out (not added by a family)
+    spelled: frozenset[str] = frozenset()   # acronyms the question's word runs would have ("rural health clinics": rhcs)
+    acronyms: frozenset[str] = frozenset()  # acronyms the question writes ("RHC": rhc, rhcs)
 
 
 def _terms(prepared: Prepared) -> Terms:
     families = {f.key: f for f in load_families()}
     family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
     return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words),
+                 spelled=frozenset(initialisms(prepared.question)), acronyms=frozenset(acronyms(prepared.question)),
                  written=frozenset(prepared.plan.named_codes))
 
 

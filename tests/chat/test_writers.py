@@ -429,3 +429,22 @@ def test_a_model_that_gives_commenters_views_as_cms_position_is_withheld(ollama_
     out = [s for chunk in _writer(ollama_double).stream(messages) for s in guard.feed(chunk)] + guard.flush()
     assert [s.released for s in out] == [False, True]
     assert "as CMS's own position" in out[0].reasons[0]
+
+
+@pytest.mark.parametrize("question", ["Can rural health clinics bill the APCM codes?", "Can RHCs bill the APCM codes?"])
+def test_an_acronym_in_the_rule_answers_its_long_form_in_the_question_and_the_reverse(question):
+    """The sentence that answers writes "RHCs" (or "rural health clinics") where the question writes the other."""
+    short = replace(EXCERPT, label="[89 FR 98011 ¶6]", text=(
+        "We proposed to allow RHCs and FQHCs to bill for these services and receive separate payment for them."))
+    long = replace(EXCERPT, label="[89 FR 98011 ¶7]", text=(
+        "We proposed to allow rural health clinics to bill for these services and receive separate payment."))
+    other = replace(EXCERPT, label="[89 FR 97868 ¶2]", text=(
+        "Only one practitioner may bill the APCM codes for a patient in a month, while other practitioners bill other services."))
+    _, text = _answer_to(question, (other, long if "RHCs" in question else short))
+    assert text.index("[89 FR 9801") < text.index("[89 FR 97868 ¶2]")
+
+
+def test_initialisms_and_acronyms():
+    from carenav_core.chat.deterministic import acronyms, initialisms
+    assert {"rhc", "rhcs"} <= initialisms("Can rural health clinics bill?") and "rhcs" in acronyms("RHCs may bill")
+    assert not acronyms("Rural clinics may bill") and "fqhc" in initialisms("federally qualified health centers")
