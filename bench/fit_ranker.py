@@ -4,12 +4,11 @@ on the TUNING half of the labelled queries.
 For every positive query of the tuning half of data/eval/retrieval_queries.toml, the product's own candidate
 pools and features (carenav_core.retrieval.rank) are computed on the built index; a candidate is relevant when its label is one of the query's
 relevant labels. Each feature is standardised (mean, scale over all candidates) and the weights minimise a
-listwise softmax cross-entropy (ListNet, Cao et al. 2007, with a linear scorer): per query, the softmax of the
-candidates' scores against the relevant candidates' share of the query (each query weighs the same), plus an L2
-penalty. Out of fold inside the tuning half (bench/cv_fitting.py's folds) it beat the pairwise logistic loss
-(linear RankNet) on the same features: recall@5 / MRR 0.673 / 0.662 against 0.665 / 0.630 (L2 0.001-0.1:
-0.666-0.673 / 0.657-0.667); without the query adapter 0.666 / 0.644 against 0.648 / 0.646. The held-out half
-is never read here; bench/bench_retrieval.py reports it.
+pairwise logistic loss (RankNet with a linear scorer): for every relevant/irrelevant pair of one query's
+candidates, log(1 + exp(-(w . (x_relevant - x_irrelevant)))), each query's pairs weighing as much as
+another's, plus an L2 penalty. On the tuning half this beat a pointwise (class-balanced) logistic
+regression on the same features: recall@5 0.673 vs 0.642. The held-out half is never read here;
+bench/bench_retrieval.py reports it.
 
 The query adapter (carenav_core/retrieval/adapter.py, data/retrieval_adapter.npz) is fitted here too, on the
 same tuning queries. The re-ranker must learn from vector features as good as a new question's, not from
@@ -109,24 +108,25 @@ def fit_all(corpus: Corpus, queries: list, adapt: bool = True):
     return corpus.adapter(queries), fit(xs, ys), sum(map(len, ys)), int(sum(y.sum() for y in ys))
 
 
-def fit(xs: list[np.ndarray], ys: list[np.ndarray], l2: float = L2, steps: int = 1500, rate: float = 0.5):
-    """(mean, scale, weights) minimising the listwise softmax cross-entropy by gradient descent: for each query
-    with a relevant candidate, -sum(t * log softmax(z @ w)), t the relevant candidates' share (1/relevant each)."""
+def fit(xs: list[np.ndarray], ys: list[np.ndarray], l2: float = L2, steps: int = 2000, rate: float = 0.5):
+    """(mean, scale, weights) minimising the query-balanced pairwise logistic loss by gradient descent."""
     every = np.vstack(xs)
     mean, scale = every.mean(0), every.std(0)
     scale = np.where(scale > 0, scale, 1.0)
-    kept = [(x, y) for x, y in zip(xs, ys) if y.sum() > 0]
-    z = (np.vstack([x for x, _ in kept]) - mean) / scale
-    target = np.concatenate([y / y.sum() for _, y in kept])
-    query = np.repeat(np.arange(len(kept)), [len(y) for _, y in kept])
-    weight = np.zeros(z.shape[1])
+    differences, weights = [], []
+    for x, y in zip(xs, ys):
+        z = (x - mean) / scale
+        relevant, other = z[y > 0], z[y == 0]
+        if len(relevant) and len(other):
+            pairs = (relevant[:, None, :] - other[None, :, :]).reshape(-1, z.shape[1])
+            differences.append(pairs)
+            weights.append(np.full(len(pairs), 1.0 / len(pairs)))
+    d, q = np.vstack(differences), np.concatenate(weights)
+    q /= q.mean()
+    weight = np.zeros(d.shape[1])
     for _ in range(steps):
-        s = z @ weight
-        top = np.full(len(kept), -np.inf)
-        np.maximum.at(top, query, s)
-        e = np.exp(s - top[query])
-        p = e / np.bincount(query, weights=e)[query]          # softmax within each query
-        weight -= rate * (z.T @ (p - target) / len(kept) + l2 * weight)
+        p = 1 / (1 + np.exp(d @ weight))          # the chance the pair is ordered wrongly
+        weight -= rate * (-(d.T @ (p * q)) / len(d) + l2 * weight)
     return mean, scale, weight
 
 
@@ -134,7 +134,7 @@ def toml_text(mean, scale, weight, queries: int, candidates_n: int, positives: i
     lines = [f"# Re-ranker weights (carenav_core/retrieval/rank.py), written by bench/fit_ranker.py on {date.today()}.",
              "# Fitted on the TUNING half of data/eval/retrieval_queries.toml only:",
              f"# {queries} queries, {candidates_n} candidates, {positives} relevant;",
-             f"# listwise softmax cross-entropy (linear ListNet), L2 {L2}, standardised features. Vector features out of fold:",
+             f"# pairwise logistic loss (linear RankNet), L2 {L2}, standardised features. Vector features out of fold:",
              f"# each query pooled with a query adapter fitted on the other {FOLDS - 1} of {FOLDS} folds.",
              "# score = sum(weight * (feature - mean) / scale); the held-out half is reported by bench/bench_retrieval.py.",
              f"# adapter sha256: {adapter.digest}", ""]

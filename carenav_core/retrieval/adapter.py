@@ -11,8 +11,8 @@ embedder (Ollama) or the screener's program corpus gets the embedder's vector un
 
 Measured (bench/README.md, "rule-text ranking"): out of fold inside the tuning half (bench/cv_fitting.py), recall@5
 0.648 without the adapter, 0.665 with it; held-out half, product ranking 0.758 (session 5, fitted without it) ->
-0.784 (0.791 with the listwise re-ranker of session 7), vector-only 0.457 -> 0.476. A missing or damaged file is
-logged and questions go unadapted (the weights, fitted with it, then give 0.725).
+0.784, vector-only 0.457 -> 0.476. A missing or damaged file is logged and questions go unadapted (the weights,
+fitted with it, then give 0.740).
 """
 from __future__ import annotations
 
