@@ -315,7 +315,8 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             coded = 3 * len(named & asked) + min(1, len(named - asked))
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0
-            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about
+            asked_rule = 2 if terms.rules and any(rule in source.title for rule in terms.rules) else 0
+            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about + asked_rule
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
     return sorted(found, key=lambda c: (-c.score, c.position))
@@ -361,6 +362,7 @@ class Terms:
     written: frozenset[str] = frozenset()   # codes the question writes out (not added by a family)
     spelled: frozenset[str] = frozenset()   # acronyms the question's word runs would have ("rural health clinics": rhcs)
     acronyms: frozenset[str] = frozenset()  # acronyms the question writes ("RHC": rhc, rhcs)
+    rules: frozenset[str] = frozenset()     # the rules of the years the question asks ("CY 2022"), as titles name them
 
 
 def _terms(prepared: Prepared) -> Terms:
@@ -368,6 +370,7 @@ def _terms(prepared: Prepared) -> Terms:
     family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
     return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words),
                  spelled=frozenset(initialisms(prepared.question)), acronyms=frozenset(acronyms(prepared.question)),
+                 rules=frozenset(f"CY {year}" for year in prepared.plan.years),
                  written=frozenset(prepared.plan.named_codes))
 
 

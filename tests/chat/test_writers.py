@@ -448,3 +448,15 @@ def test_initialisms_and_acronyms():
     from carenav_core.chat.deterministic import acronyms, initialisms
     assert {"rhc", "rhcs"} <= initialisms("Can rural health clinics bill?") and "rhcs" in acronyms("RHCs may bill")
     assert not acronyms("Rural clinics may bill") and "fqhc" in initialisms("federally qualified health centers")
+
+
+def test_a_question_naming_a_rule_year_quotes_that_rule_first():
+    """"in the CY2022 rule": of two sentences equally on the question, the one from the CY 2022 rule comes first."""
+    newer = replace(EXCERPT, label="[89 FR 97900 ¶8]", title="CY 2025 Payment Policies under the Physician Fee Schedule",
+                    text="In this rule we compared CPT code 99490 with the new advanced primary care codes for valuation.")
+    older = replace(EXCERPT, label="[86 FR 65117 ¶10]", title="CY 2022 Payment Policies under the Physician Fee Schedule",
+                    published="2021-11-19",
+                    text="We accepted the recommended work value of CPT code 99490 after reviewing the survey data.")
+    for order in ((newer, older), (older, newer)):
+        _, text = _answer_to("How did CMS value 99490 in the CY2022 rule?", order)
+        assert text.index("[86 FR 65117 ¶10]") < text.index("[89 FR 97900 ¶8]")
