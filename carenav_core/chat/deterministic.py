@@ -302,7 +302,9 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             words = _words(text)
             # "RHCs" in the rule answers "rural health clinics" in the question, and the reverse (a family's
             # names and acronyms are in the registry already)
-            spelled = ((acronyms(text) & terms.spelled) | (initialisms(text) & terms.acronyms)) - terms.family
+            spelled = (acronyms(text) & terms.spelled) - terms.family
+            if terms.acronyms:
+                spelled |= (initialisms(text) & terms.acronyms) - terms.family
             specific = (every & words) | spelled
             basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
             if not (named or len(specific) >= 2 or (specific and basis)) or \

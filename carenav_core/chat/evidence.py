@@ -8,7 +8,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Iterable
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.speakers import split_voices
 from carenav_core.pfs.rows import ValuationRow
 
 CITATION = re.compile(r"\[([^\[\]\n]*)\]")
@@ -49,7 +48,7 @@ class Evidence:
     labels: dict[str, str]                           # label_key -> label as the evidence writes it
     texts: dict[str, str]                            # label_key -> words the cited item says (support test)
     unpriced: frozenset[str] = frozenset()           # codes no loaded release prices (may be named uncited)
-    voices: dict[str, tuple[str, str]] = field(default_factory=dict)   # label_key -> (commenters', CMS's sentences)
+    speaking: dict[str, Source] = field(default_factory=dict)   # label_key -> rule text whose speakers are known
 
 
 def row_words(row: ValuationRow) -> str:
@@ -80,17 +79,17 @@ def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figu
         row_numbers.setdefault(label_key(figure.label), set()).update(figure.numbers())
         labels.setdefault(label_key(figure.label), figure.label)
         texts.setdefault(label_key(figure.label), []).append(figure.words())
-    source_numbers, voices = {}, {}
+    source_numbers, speaking = {}, {}
     for source in sources:
         source_numbers[label_key(source.label)] = numbers_in(source.text)
         if source.role:                                 # rule text: who says what (chat/speakers.py)
-            voices[label_key(source.label)] = split_voices(source)
+            speaking[label_key(source.label)] = source
         labels.setdefault(label_key(source.label), source.label)
         texts.setdefault(label_key(source.label), []).append(f"{source.kind} {source.title} published {source.text}")
     return Evidence(row_numbers={k: frozenset(v) for k, v in row_numbers.items()}, source_numbers=source_numbers,
                     descriptors=tuple(sorted(descriptors, key=len, reverse=True)), labels=labels,
                     texts={k: " ".join(v) for k, v in texts.items()}, unpriced=frozenset(unpriced),
-                    voices=voices)
+                    speaking=speaking)
 
 
 def cited_and_also_retrieved(sources: Iterable[Source], cited_labels: Iterable[str]

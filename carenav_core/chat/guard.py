@@ -25,6 +25,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import CITATION, Evidence, build_evidence, label_key
 from carenav_core.chat.quantities import LIST_MARKER, VALUE_WORDS, masked, quantities
 from carenav_core.chat.sentences import sentence_end
+from carenav_core.chat.speakers import split_voices
 from carenav_core.chat.support import SUPPORT_SHARE, content_words, states_fact, support
 from carenav_core.pfs.rows import ValuationRow
 
@@ -85,7 +86,7 @@ def _as_cms(sentence: str, cited: set[str], evidence: Evidence) -> bool:
     it is a comment, and matches the commenters' sentences of what it cites better than CMS's own."""
     if _CMS_CLAIM.search(sentence) is None or _COMMENT_WORDS.search(sentence) is not None:
         return False
-    voices = [evidence.voices[k] for k in cited if k in evidence.voices]
+    voices = [split_voices(evidence.speaking[k]) for k in cited if k in evidence.speaking]
     theirs, cms = " ".join(v[0] for v in voices), " ".join(v[1] for v in voices)
     return bool(theirs) and support(sentence, theirs) > support(sentence, cms)
 

@@ -10,6 +10,7 @@ for the deterministic writer (never quote commenters as CMS, or CMS as commenter
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterator
 
 from carenav_core.chat.events import COMMENT_ROLE, Source
@@ -69,13 +70,15 @@ def speakers(source: Source) -> Iterator[tuple[int, str, bool]]:
             theirs = False
         if re.match(r"^\s*Response:", piece):
             summary = False
-        elif re.match(r"^\s*(?:\d{1,3}\s+)?Comment:", piece) or _COMMENT_INSIDE.search(piece):
+        elif _COMMENT_INSIDE.search(piece):
             summary = True          # a summary of comments starts: its sentences are theirs until CMS speaks
         yield position, piece, theirs
 
 
+@lru_cache(maxsize=256)
 def split_voices(source: Source) -> tuple[str, str]:
-    """(the commenters' sentences, CMS's sentences) of an excerpt, each joined by spaces."""
+    """(the commenters' sentences, CMS's sentences) of an excerpt, each joined by spaces (read by the guard's
+    rule 5 only for a sentence that credits CMS with a position, so computed then, once per excerpt)."""
     theirs, cms = [], []
     for _, piece, commenters in speakers(source):
         (theirs if commenters else cms).append(piece)
