@@ -34,6 +34,7 @@ NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
+CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
 VALUATION_WORDS = re.compile(r"\b(?:work RVUs?|RVUs?|valu\w+|crosswalk\w*|practice expense|PE inputs?|"
                              r"direct PE|PE|intra-service|time|survey|RUC|payment rate|priced?|methodolog\w*|equivalent)\b", re.IGNORECASE)
@@ -217,9 +218,15 @@ _CONNECTORS = frozenset("of and for the & in".split())
 _ACRONYM = re.compile(r"\b([A-Z]{3,6})(s?)\b")
 
 
+# Who writes the rules, not what they are about: "Why did CMS ..." does not ask about "care management services".
+_AUTHORS = frozenset("cms hhs ama pfs cfr".split())
+
+
 def acronyms(text: str) -> set[str]:
-    """The acronyms written in `text`, lower case, singular and plural ("RHCs": rhc, rhcs)."""
-    return {form for m in _ACRONYM.finditer(text) for form in (m.group(1).lower(), m.group(1).lower() + "s")}
+    """The acronyms written in `text` (not the agencies' names), lower case, singular and plural ("RHCs": rhc,
+    rhcs)."""
+    return {form for m in _ACRONYM.finditer(text) if m.group(1).lower() not in _AUTHORS
+            for form in (m.group(1).lower(), m.group(1).lower() + "s")}
 
 
 def initialisms(text: str) -> set[str]:
@@ -288,6 +295,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
     whose first code is one of them gains 4."""
     found = []
     every, own = (terms.asked | terms.family) - _GENERIC, terms.asked - terms.family - _GENERIC
+    family = terms.family | {f"{word}s" for word in terms.family}      # "APCMs" is the family's acronym too
     if subject:         # the other asked codes are not what this part of the question is about
         others = {c.lower() for c in codes - subject}
         every, own = every - others, own - others
@@ -302,10 +310,12 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             words = _words(text)
             # "RHCs" in the rule answers "rural health clinics" in the question, and the reverse (a family's
             # names and acronyms are in the registry already)
-            spelled = (acronyms(text) & terms.spelled) - terms.family
+            spelled = (acronyms(text) & terms.spelled) - family
             if terms.acronyms:
-                spelled |= (initialisms(text) & terms.acronyms) - terms.family
+                spelled |= (initialisms(text) & terms.acronyms) - family
             specific = (every & words) | spelled
+            if len(specific & terms.family) > 1:    # a family's name written out is one match, not one a word
+                specific = (specific - terms.family) | {min(specific & terms.family)}
             basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
             if not (named or len(specific) >= 2 or (specific and basis)) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
@@ -317,30 +327,73 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             coded = 3 * len(named & asked) + min(1, len(named - asked))
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0
-            asked_rule = 2 if terms.rules and any(rule in source.title for rule in terms.rules) else 0
-            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about + asked_rule
+            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
+    if terms.rules:     # "... in the CY 2022 rule": that rule answers, when it says anything quotable
+        asked = [c for c in found if any(rule in c.source.title for rule in terms.rules)]
+        found = asked or found
     return sorted(found, key=lambda c: (-c.score, c.position))
 
 
+_CY = re.compile(r"\bCY (\d{4})\b")
+
+
+def rule_name(source: Source) -> str:
+    """How analysts name the document: by the calendar year it governs ("CY 2022 final rule", published in
+    2021), else by the year it was published."""
+    year = _CY.search(source.title)
+    return f"CY {year.group(1)} {source.kind}" if year else f"{source.published[:4] or 'undated'} {source.kind}"
+
+
 def _quote(text: str, source: Source, commenters: bool = False) -> str:
-    when = f"{source.published[:4] or 'undated'} {source.kind}"
+    when = rule_name(source)
     if commenters:
         return f"Commenters, as CMS summarised them ({when}): “{text}” {source.label}."
     who = "CMS wrote" if source.kind in ("final rule", "proposed rule", "correction") else f"The {source.kind} says"
     return f"{who} ({when}): “{text}” {source.label}."
 
 
-def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[str]:
+def _chosen(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[_Candidate]:
     chosen = []
     for candidate in candidates:
         words = _words(candidate.text)
         if len(chosen) == limit or _near_duplicate(words, taken):
             continue
         taken.append(words)
-        chosen.append(_quote(candidate.text, candidate.source, candidate.commenters))
+        chosen.append(candidate)
     return chosen
+
+
+def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[str]:
+    return [_quote(c.text, c.source, c.commenters) for c in _chosen(candidates, limit, taken)]
+
+
+# CMS deciding after the comments: "After consideration of the comments, we are finalizing the proposed values ..."
+_DECISION = re.compile(r"\bafter (?:consideration|considering|reviewing) (?:of )?(?:the )?(?:public )?comments\b|"
+                       r"\bwe are (?:not )?finalizing\b", re.IGNORECASE)
+
+
+def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Terms, codes: set[str],
+              evidence: Evidence) -> _Candidate | None:
+    """CMS's decision on what the quoted commenters said: the first sentence of the same rule that decides
+    after the comments ("After consideration of the comments, we are finalizing ...") and names a word, family
+    or code of the question."""
+    titles = {c.source.title for c in said}
+    words = (terms.asked | terms.family) - _GENERIC
+    found = []
+    for rank, source in enumerate(sources):
+        if source.title not in titles or source.kind == DEFINITION_KIND:
+            continue
+        for position, piece, theirs in speakers(source):
+            text = _clean(piece)
+            if theirs or len(text.split()) < 8 or len(text) > 400 or not _DECISION.search(text):
+                continue
+            named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))     # a code the question writes weighs 3
+            hits = len(words & _words(text)) + 3 * len(named & terms.written) + min(1, len(named - terms.written))
+            if hits and passes_guard(_quote(text, source), evidence):
+                found.append(_Candidate(score=hits - 0.1 * rank, position=position, text=text, source=source))
+    return min(found, key=lambda c: (-c.score, c.position), default=None)
 
 
 # Where one question asks two things: "How were G0556-G0558 valued, and what did commenters say about G0557?"
@@ -355,6 +408,12 @@ def _comment_clause(question: str) -> str:
     ' what did commenters say about G0557'
     """
     return next((part for part in _CLAUSES.split(question) if COMMENTS.search(part)), "")
+
+
+def _comments_first(prepared: Prepared) -> bool:
+    """Does the question ask about comments before anything else ("Did commenters support ...?")?"""
+    return prepared.plan.comments and _comment_clause(prepared.question) == \
+        next((part for part in _CLAUSES.split(prepared.question) if part.strip()), "")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -393,7 +452,7 @@ class DeterministicWriter:
             yield line + "\n"
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
-        if Intent.POLICY in prepared.plan.intents:        # a rule question: the rule text answers it first
+        if Intent.POLICY in prepared.plan.intents or _comments_first(prepared):  # the rule text answers it first
             yield from self._how_valued(prepared, evidence)
             yield from self._definitions(prepared)
             yield from self._answer(prepared, evidence)
@@ -418,12 +477,12 @@ class DeterministicWriter:
             yield NOTHING_FOUND
 
     def _commenters(self, prepared: Prepared, evidence: Evidence, terms: Terms, codes: set[str],
-                    taken: list[set[str]]) -> list[str]:
+                    taken: list[set[str]]) -> list[_Candidate]:
         """What commenters said, as CMS summarised them, for a question that asks it: up to two of their
         sentences that best match the question (its words and codes), attributed to them."""
         subject = frozenset(c for c in detect(_comment_clause(prepared.question)).explicit if c in codes)
-        return _pick(_candidates(prepared.sources, terms, codes, evidence, re.compile(r"\w"), commenters=True,
-                                 subject=subject), 2, taken)
+        return _chosen(_candidates(prepared.sources, terms, codes, evidence, re.compile(r"\w"), commenters=True,
+                                   subject=subject), 2, taken)
 
     def _definitions(self, prepared: Prepared) -> Iterator[str]:
         for source in prepared.sources:
@@ -442,21 +501,34 @@ class DeterministicWriter:
             # A figure question ("How much more does 99214 pay than 99213?") did not ask about the rule text:
             # quote only what the rule says of the asked codes themselves.
             candidates = [c for c in candidates if naming.search(c.text)]
-        valued = _pick(candidates, self.max_quotes - len(changes), taken)
-        if not valued and naming:       # nothing on valuation: what the rule text says of the codes themselves
-            valued = _pick(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
-                                       evidence, naming), 2, taken)
-        said = self._commenters(prepared, evidence, terms, codes, taken) if prepared.plan.comments else []
-        if said and policy:         # "What did commenters say about ...?": their views first, then CMS's
+        chosen = _chosen(candidates, self.max_quotes - len(changes), taken)
+        if not chosen and naming:       # nothing on valuation: what the rule text says of the codes themselves
+            chosen = _chosen(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
+                                         evidence, naming), 2, taken)
+        heard = self._commenters(prepared, evidence, terms, codes, taken) if prepared.plan.comments else []
+        said = [_quote(c.text, c.source, commenters=True) for c in heard]
+        # CMS's decision on what they said: first in what CMS said when the question asks about comments first,
+        # else right after their views
+        decided = _decision(prepared.sources, heard, terms, codes, evidence) if heard else None
+        lead = bool(said) and (policy or _comments_first(prepared))
+        if decided and lead:
+            chosen = [decided, *(c for c in chosen if c.text != decided.text)][:max(1, len(chosen))]
+        elif decided:
+            chosen = [c for c in chosen if c.text != decided.text]
+        valued = [_quote(c.text, c.source) for c in chosen]
+        if lead:            # "What did commenters say ...?": their views first
             yield "\n" + COMMENTERS_HEADING
             yield from ("- " + q for q in said)
         if valued or changes:
             yield "\n" + ("How CMS valued them:" if prepared.rows and not policy else
                           "What CMS said:" if said else "What the rule text says:")
         yield from ("- " + q for q in valued + changes)
-        if said and not policy:
+        if said and not lead:
             yield "\n" + COMMENTERS_HEADING
             yield from ("- " + q for q in said)
+            if decided:
+                yield "\n" + CMS_DECIDED
+                yield "- " + _quote(decided.text, decided.source)
         if prepared.plan.comments and not said and prepared.sources:
             yield "\n" + NO_COMMENTS
         if not valued and not changes and not said and prepared.sources and not prepared.rows:

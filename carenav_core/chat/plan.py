@@ -162,11 +162,19 @@ def _setting(text: str) -> Setting:
     return Setting.NON_FACILITY if non_facility else Setting.FACILITY
 
 
+# What a "What is/are the ... of X?" asks about when it is not what X is: a rule about it.
+_ASPECT = re.compile(r"\b(?:requirements?|required|rules?|conditions?|criteria|limits?|limitations?|restrictions?|"
+                     r"consent|time|minutes|documentation|supervision|policy|policies|eligib\w*|frequency|"
+                     r"thresholds?|elements?|standards?|exceptions?|deadlines?|process|billing|modifiers?)\b",
+                     re.IGNORECASE)
+
+
 def _asks_definition(text: str) -> bool:
-    """'What is APCM' yes; 'What is the payment for 99490' no (that is a lookup)."""
+    """'What is APCM' yes; 'What is the payment for 99490' no (that is a lookup); 'What are the consent
+    requirements for APCM?' no (a rule question)."""
     for m in _DEFINITION.finditer(text):
         rest = re.split(r"[?.;]|\band\b", text[m.end():], maxsplit=1)[0]
-        if not _VALUE_WORDS.search(rest):
+        if not _VALUE_WORDS.search(rest) and not _ASPECT.search(rest):
             return True
     return False
 

@@ -44,6 +44,19 @@ def test_family_question_is_a_definition_of_the_family_members():
     assert "G0556, G0557 and G0558" in p.summary()
 
 
+@pytest.mark.parametrize("question, defines", [
+    ("What is APCM?", True), ("What are e-visits?", True), ("What is the G2211 visit complexity add-on?", True),
+    ("What are the consent requirements for APCM?", False),
+    ("What is the time requirement for principal care management?", False),
+    ("What are the billing rules for transitional care management?", False),
+    ("What are the concurrent billing restrictions on G0557?", False),
+])
+def test_what_is_asks_what_a_code_is_but_what_are_its_requirements_asks_a_rule(question, defines):
+    p = plan(question)
+    assert (Intent.DEFINITION in p.intents) is defines
+    assert defines or Intent.POLICY in p.intents
+
+
 def test_code_free_question_is_policy_and_fr_document_numbers_are_not_years():
     p = plan("What does 2024-25382 say about telehealth?")
     assert p.intents == (Intent.POLICY,) and p.years == ()

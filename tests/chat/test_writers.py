@@ -384,16 +384,16 @@ def test_a_comment_summary_is_never_quoted_as_cms_even_where_no_sentence_names_c
     _, text = _answer_to("What does the rule say about the APCM performance measurement requirement?",
                          (COMMENT, DECISION))
     assert "They argued" not in text and "Several commenters" not in text
-    assert "CMS wrote (2024 final rule): “After consideration of public comments, we are finalizing" in text
+    assert "CMS wrote (CY 2025 final rule): “After consideration of public comments, we are finalizing" in text
 
 
 def test_a_question_about_comments_quotes_them_attributed_then_cms():
     plan, text = _answer_to(COMMENTS_QUESTION, (DECISION, COMMENT))
     assert plan.comments and "with what commenters said" in plan.summary()
     said = text.index("What commenters said")
-    assert "Commenters, as CMS summarised them (2024 final rule): “They argued that the performance measurement" in text
+    assert "Commenters, as CMS summarised them (CY 2025 final rule): “They argued that the performance measurement" in text
     assert "CMS wrote" not in text[said:text.index("What CMS said:")]           # their views first, CMS's after
-    assert "CMS wrote (2024 final rule): “After consideration of public comments" in text[text.index("What CMS said:"):]
+    assert "CMS wrote (CY 2025 final rule): “After consideration of public comments" in text[text.index("What CMS said:"):]
     sentences = guard_text(text, build_evidence((), (DECISION, COMMENT), (), ()), FIXED_SENTENCES)
     assert all(s.released for s in sentences)
 
@@ -446,12 +446,15 @@ def test_an_acronym_in_the_rule_answers_its_long_form_in_the_question_and_the_re
 
 def test_initialisms_and_acronyms():
     from carenav_core.chat.deterministic import acronyms, initialisms
+    # "Why did CMS ...": the agency, not "care management services"
+    assert acronyms("Why did CMS not accept the RUC recommendation for APCM?") == {"ruc", "rucs", "apcm", "apcms"}
     assert {"rhc", "rhcs"} <= initialisms("Can rural health clinics bill?") and "rhcs" in acronyms("RHCs may bill")
     assert not acronyms("Rural clinics may bill") and "fqhc" in initialisms("federally qualified health centers")
 
 
-def test_a_question_naming_a_rule_year_quotes_that_rule_first():
-    """"in the CY2022 rule": of two sentences equally on the question, the one from the CY 2022 rule comes first."""
+def test_a_question_naming_a_rule_year_quotes_that_rule():
+    """"in the CY2022 rule": the CY 2022 rule answers, named as analysts name it (not by its 2021 publication);
+    another rule is quoted only when the asked one says nothing quotable."""
     newer = replace(EXCERPT, label="[89 FR 97900 ¶8]", title="CY 2025 Payment Policies under the Physician Fee Schedule",
                     text="In this rule we compared CPT code 99490 with the new advanced primary care codes for valuation.")
     older = replace(EXCERPT, label="[86 FR 65117 ¶10]", title="CY 2022 Payment Policies under the Physician Fee Schedule",
@@ -459,4 +462,63 @@ def test_a_question_naming_a_rule_year_quotes_that_rule_first():
                     text="We accepted the recommended work value of CPT code 99490 after reviewing the survey data.")
     for order in ((newer, older), (older, newer)):
         _, text = _answer_to("How did CMS value 99490 in the CY2022 rule?", order)
-        assert text.index("[86 FR 65117 ¶10]") < text.index("[89 FR 97900 ¶8]")
+        assert "CMS wrote (CY 2022 final rule): “We accepted the recommended work value" in text
+        assert "[89 FR 97900 ¶8]" not in text
+    _, text = _answer_to("How did CMS value 99490 in the CY2022 rule?", (newer,))
+    assert "CMS wrote (CY 2025 final rule): “In this rule we compared CPT code 99490" in text
+
+
+def test_a_rule_is_named_by_the_year_it_governs_else_by_its_publication():
+    from carenav_core.chat.deterministic import rule_name
+    assert rule_name(EXCERPT) == "CY 2025 final rule"
+    assert rule_name(replace(EXCERPT, title="Medicare Program; Correction", kind="correction")) == "2024 correction"
+
+
+# A question that asks whether commenters supported a valuation, in a named year's rule
+SUPPORT_QUESTION = "Did commenters support the CY 2022 valuation of the chronic care management codes?"
+CY2022 = dict(title="Medicare Program; CY 2022 Payment Policies Under the Physician Fee Schedule", published="2021-11-19")
+SUPPORTED = replace(EXCERPT, label="[86 FR 65118 ¶1]", role="cms_text", codes=(), **CY2022, text=(
+    "The majority of commenters supported our proposal to accept the RUC-recommended values for the CCM code family."))
+FINALIZED = replace(EXCERPT, label="[86 FR 65118 ¶4]", role="cms_response", codes=(), **CY2022, text=(
+    "Response: We may consider these topics in future rulemaking. After consideration of the comments, we are "
+    "finalizing the proposed values for the 10 CCM/CCCM/PCM codes."))
+LATER = replace(COMMENT, label="[89 FR 97900 ¶1]", codes=("G0556", "G0557"), text=(
+    "Comment: Several commenters suggested that we increase the work RVU for G0556 to 0.77 to better align with "
+    "existing work RVUs for chronic care management and principal care management codes."))
+
+
+def test_a_question_asking_whether_commenters_supported_a_rule_answers_with_that_rules_commenters_first():
+    plan, text = _answer_to(SUPPORT_QUESTION, (LATER, FINALIZED, SUPPORTED))
+    assert plan.comments and plan.years == (2022,)
+    assert "[89 FR 97900 ¶1]" not in text                   # another year's commenters do not answer it
+    said, cms = text.index("What commenters said"), text.index("CMS wrote")
+    assert said < cms and "Commenters, as CMS summarised them (CY 2022 final rule): “The majority of commenters " \
+        "supported" in text[said:cms]
+    # CMS's decision on those comments leads what CMS said
+    assert text[cms:].startswith("CMS wrote (CY 2022 final rule): “After consideration of the comments, we are finalizing")
+
+
+def test_in_a_two_part_question_cms_decision_follows_the_commenters_it_answers():
+    from carenav_core.chat.deterministic import CMS_DECIDED
+    valued = replace(DECISION, label="[89 FR 97899 ¶10]", codes=("G0556",), text=(
+        "We proposed a work RVU of 0.17 for HCPCS code G0556 based on a crosswalk to the CTBS codes for APCM."))
+    on_g0557 = replace(COMMENT, label="[89 FR 97901 ¶1]", text=(
+        "Comment: Commenters assert that the proposed valuation of HCPCS code G0557 is too low for the work involved."))
+    decided = replace(DECISION, label="[89 FR 97901 ¶4]", text=(
+        "After consideration of public comments, we are finalizing the valuation of G0557 as proposed."))
+    _, text = _answer_to("How was G0556 valued, and what did commenters say about G0557?", (valued, on_g0557, decided))
+    assert text.index("[89 FR 97899 ¶10]") < text.index("What commenters said") < text.index(CMS_DECIDED)
+    assert text[text.index(CMS_DECIDED):].count("[89 FR 97901 ¶4]") == 1 and text.count("[89 FR 97901 ¶4]") == 1
+
+
+def test_a_family_name_written_out_counts_once_not_once_a_word():
+    """'What are the consent requirements for APCM?': a descriptor that spells out "advanced primary care
+    management" does not outrank the sentence about consent."""
+    descriptor = replace(EXCERPT, label="[89 FR 97875 ¶8]", codes=("G0558",), text=(
+        "HCPCS code G0558 describes advanced primary care management services to a patient with multiple "
+        "chronic conditions."))
+    consent = replace(EXCERPT, label="[89 FR 97880 ¶10]", codes=(), text=(
+        "Patient consent to receive APCM services is required when a new practitioner bills them."))
+    _, text = _answer_to("What are the consent requirements for APCM?", (descriptor, consent))
+    assert "[89 FR 97880 ¶10]" in text
+    assert "[89 FR 97875 ¶8]" not in text or text.index("[89 FR 97880 ¶10]") < text.index("[89 FR 97875 ¶8]")
