@@ -83,9 +83,16 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
 
 
-def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH) -> str:
-    """One plain sentence per row, ending with the row's label."""
-    return (f"Under {_vintage(row)}, {_code(row, described)} has {_rvu_clause(row)}; "
+# The question asks whether a code is paid at all ("Is 99439 payable in a facility?"): the row's status answers.
+ASKS_STATUS = re.compile(r"\b(?:payable|covered|coverage|non-?covered|bundled|status|separately (?:paid|payable)|"
+                         r"billable)\b", re.IGNORECASE)
+
+
+def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
+                 status: bool = False) -> str:
+    """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first."""
+    said = f"PFS status {row.status} ({row.status_meaning}), " if status and row.status else ""
+    return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_rvu_clause(row)}; "
             f"{_payment_clause(row, setting)} {row.label}.")
 
 
@@ -272,6 +279,18 @@ _CMS_VOICE = re.compile(r"\bwe (?:are (?:finalizing|increasing|decreasing|adopti
 # How a value was arrived at: a reference code, a multiplier or unit count, a recommendation or survey.
 _BASIS = re.compile(r"\b(?:crosswalk\w*|based (?:the \w+ )?on|equivalent|multipl\w+|divided|units? of|"
                     r"RUC[- ]recommend\w*|survey\w*|recommended|reference code|comparable to|minutes)\b", re.IGNORECASE)
+# A rule's procedural boilerplate answers no analyst's question, so it is not quoted: waivers of notice and
+# comment, good cause, effective dates, the statutes every rule recites.
+_BOILERPLATE = re.compile(r"\b(?:good cause|notice and comment|delayed effective date|waive (?:such|the|these) "
+                          r"requirements?|do not make substantive changes|Paperwork Reduction Act|Regulatory "
+                          r"Flexibility Act|Congressional Review Act)\b", re.IGNORECASE)
+# ... unless the question asks about the procedure itself ("Did CMS waive notice and comment?")
+_ASKS_PROCEDURE = re.compile(r"\b(?:waiv\w*|good cause|notice and comment|effective date|procedur\w*|Paperwork|"
+                             r"Regulatory Flexibility|Congressional Review)\b", re.IGNORECASE)
+# What a correction corrected, for a question asking it ("What did the correction notice fix?")
+_ASKS_CORRECTIONS = re.compile(r"\b(?:correct\w*|fix\w*|errors?|errata|erratum|typo\w*)\b", re.IGNORECASE)
+_ERROR_TOLD = re.compile(r"\b(?:inadvertently|(?:typographical|technical) errors?|incorrect(?:ly)?|"
+                         r"should have (?:read|been|stated)|we (?:are )?correct(?:ing|ed)?)\b", re.IGNORECASE)
 _RVU_VALUE = re.compile(r"\bwork RVUs? (?:of|for|to)\b|\b\d+\.\d{2}\b")
 
 
@@ -317,7 +336,10 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             if len(specific & terms.family) > 1:    # a family's name written out is one match, not one a word
                 specific = (specific - terms.family) | {min(specific & terms.family)}
             basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
-            if not (named or len(specific) >= 2 or (specific and basis)) or \
+            if not terms.procedure and _BOILERPLATE.search(text):
+                continue
+            told = 3 * bool(terms.corrections and _ERROR_TOLD.search(text))
+            if not (named or len(specific) >= 2 or (specific and (basis or told))) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
@@ -327,7 +349,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             coded = 3 * len(named & asked) + min(1, len(named - asked))
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0
-            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about
+            score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about + told
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
     if terms.rules:     # "... in the CY 2022 rule": that rule answers, when it says anything quotable
@@ -336,18 +358,8 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
     return sorted(found, key=lambda c: (-c.score, c.position))
 
 
-_CY = re.compile(r"\bCY (\d{4})\b")
-
-
-def rule_name(source: Source) -> str:
-    """How analysts name the document: by the calendar year it governs ("CY 2022 final rule", published in
-    2021), else by the year it was published."""
-    year = _CY.search(source.title)
-    return f"CY {year.group(1)} {source.kind}" if year else f"{source.published[:4] or 'undated'} {source.kind}"
-
-
 def _quote(text: str, source: Source, commenters: bool = False) -> str:
-    when = rule_name(source)
+    when = source.rule
     if commenters:
         return f"Commenters, as CMS summarised them ({when}): “{text}” {source.label}."
     who = "CMS wrote" if source.kind in ("final rule", "proposed rule", "correction") else f"The {source.kind} says"
@@ -424,6 +436,8 @@ class Terms:
     spelled: frozenset[str] = frozenset()   # acronyms the question's word runs would have ("rural health clinics": rhcs)
     acronyms: frozenset[str] = frozenset()  # acronyms the question writes ("RHC": rhc, rhcs)
     rules: frozenset[str] = frozenset()     # the rules of the years the question asks ("CY 2022"), as titles name them
+    corrections: bool = False               # the question asks what a correction corrected ("What did it fix?")
+    procedure: bool = False                 # the question asks about rulemaking procedure (waivers, good cause)
 
 
 def _terms(prepared: Prepared) -> Terms:
@@ -432,6 +446,8 @@ def _terms(prepared: Prepared) -> Terms:
     return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words),
                  spelled=frozenset(initialisms(prepared.question)), acronyms=frozenset(acronyms(prepared.question)),
                  rules=frozenset(f"CY {year}" for year in prepared.plan.years),
+                 corrections=bool(_ASKS_CORRECTIONS.search(prepared.question)),
+                 procedure=bool(_ASKS_PROCEDURE.search(prepared.question)),
                  written=frozenset(prepared.plan.named_codes))
 
 
@@ -467,10 +483,11 @@ class DeterministicWriter:
         if Intent.TREND in plan.intents:
             yield from ("- " + year_line(r, plan.setting) for r in _focus_rows(rows, plan))
         else:
+            status = bool(ASKS_STATUS.search(prepared.question))
             for row in _focus_rows(rows, plan):
-                sentence = row_sentence(row, setting=plan.setting)
+                sentence = row_sentence(row, setting=plan.setting, status=status)
                 yield "- " + (sentence if passes_guard(sentence, evidence) else
-                              row_sentence(row, described=False, setting=plan.setting))
+                              row_sentence(row, described=False, setting=plan.setting, status=status))
         if prepared.unpriced:
             yield "- " + unpriced_sentence(prepared.unpriced)
         if not prepared.sources and not rows:

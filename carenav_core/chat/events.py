@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -37,6 +38,7 @@ class WarningKind(StrEnum):
     MODEL_ERROR = "model_error"      # the model failed mid-answer; the deterministic writer continued
     PROMPT_TRIMMED = "prompt_trimmed"    # excerpts or other rows were left out of the model's prompt to fit its context
     INDEXING = "indexing"            # the rule-text index is still being built: answers use what is indexed so far
+    OTHER_RULES = "other_rules"      # the question names a year's rule and no retrieved excerpt is from it
 
 
 def json_value(value: Any) -> Any:
@@ -65,6 +67,9 @@ class _Event:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
+_CY = re.compile(r"\bCY (\d{4})\b")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Source:
     """One retrieved excerpt. ``label`` is the key the model must copy, e.g. "[89 FR 97860 ¶4]"."""
@@ -76,6 +81,13 @@ class Source:
     url: str
     codes: tuple[str, ...] = ()
     role: str = ""                 # rule text: cms_text | cms_response | comment_summary (retrieval/chunk.py)
+
+    @property
+    def rule(self) -> str:
+        """The document as analysts name it: by the calendar year it governs ("CY 2022 final rule", published in
+        2021), else by the year it was published ("2024 correction")."""
+        year = _CY.search(self.title)
+        return f"CY {year.group(1)} {self.kind}" if year else f"{self.published[:4] or 'undated'} {self.kind}"
 
     @property
     def speaker(self) -> str:

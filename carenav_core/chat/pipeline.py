@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import re
 import time
 import unicodedata
 from datetime import date
@@ -172,7 +173,24 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows, warnings=warnings + problems + store_warnings + indexing)
+                    dropped_rows=dropped_rows,
+                    warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
+
+
+# The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
+_ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
+
+
+def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -> tuple[WarningEvent, ...]:
+    """A question about a named year's rule whose retrieved excerpts are all from other years' rules says so,
+    so an excerpt of the CY 2024 rule is not read as the CY 2026 rule's (the corpus may not hold that rule)."""
+    rules = [s for s in sources if s.kind != DEFINITION_KIND]
+    if not plan.years or not rules or not _ASKS_RULE.search(text) or \
+            any(f"CY {year}" in s.title for s in rules for year in plan.years):
+        return ()
+    asked = " or ".join(f"CY {year}" for year in plan.years)
+    return (WarningEvent(kind=WarningKind.OTHER_RULES, message=f"None of the retrieved rule text is from the "
+                         f"{asked} rule: the excerpts below come from other years' rules."),)
 
 
 def _indexing_note(backends: Backends) -> tuple[WarningEvent, ...]:

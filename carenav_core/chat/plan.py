@@ -40,8 +40,8 @@ _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
                          r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
-_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|fees|"
-                     r"price|priced|cost|allowed)\b", re.IGNORECASE)
+_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payable|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
+                     r"fees|price|priced|cost|allowed)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",

@@ -1,7 +1,7 @@
 """The messages the language model sees: one system prompt, one user message.
 
 User message layout (each part separated by a blank line):
-  Excerpts:      one "[label] (kind, date; speaker) text" line per retrieved source (speaker: whose words,
+  Excerpts:      one "[label] (rule, date; speaker) text" line per retrieved source (speaker: whose words,
                  when retrieval knows it: CMS's text, CMS's response, commenters' views as CMS summarised them)
   Valuation:     only when there are valuation rows or unpriced codes: how the question was understood,
                  the rows it asks about first, then the other rows
@@ -44,11 +44,12 @@ def _one_line(text: str) -> str:
 
 
 def excerpt_line(source: Source) -> str:
-    """'[89 FR 97860 ¶4] (final rule, 2024-12-09) text', with whose words they are when the role is known:
-    '[89 FR 97885 ¶1] (final rule, 2024-12-09; commenters' views as CMS summarised them) Comment: ...'."""
+    """'[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09) text' (the rule named by the year it governs), with
+    whose words they are when the role is known: '[89 FR 97885 ¶1] (CY 2025 final rule, 2024-12-09; commenters'
+    views as CMS summarised them) Comment: ...'. A family definition (undated) gives its kind."""
     dated = f", {source.published}" if source.published else ""
     speaker = f"; {source.speaker}" if source.speaker else ""
-    return f"{source.label} ({source.kind}{dated}{speaker}) {_one_line(source.text)}"
+    return f"{source.label} ({source.rule if source.published else source.kind}{dated}{speaker}) {_one_line(source.text)}"
 
 
 def _code_and_status(row: ValuationRow) -> str:

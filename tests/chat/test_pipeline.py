@@ -204,3 +204,24 @@ def test_a_question_about_comments_quotes_the_commenters_as_theirs(any_backends)
         assert shown[label].role == "comment_summary" and quoted[:60] in re.sub(r"\s+", " ", shown[label].text)
     for quoted in re.findall(r"CMS wrote [^“]*“([^”]+)”", released):
         assert not re.match(r"(?:Comment:|(?:\w+ ){0,2}commenters?\b)", quoted, re.IGNORECASE), quoted
+
+
+def test_a_question_about_a_years_rule_says_when_no_excerpt_is_from_that_rule():
+    """The corpus need not hold every year's rule: an answer drawn from other years' rules says so."""
+    from datetime import date
+    from carenav_core.chat.events import WarningKind
+    from carenav_core.chat.pipeline import other_rules_note
+    from carenav_core.chat.plan import plan_question
+    from carenav_core.codes import detect
+    from tests.chat.values import EXCERPT
+
+    def note(question, titles):
+        plan = plan_question(question, detect(question), date(2026, 12, 1))
+        return other_rules_note(question, plan, [dataclasses.replace(EXCERPT, title=t) for t in titles])
+    cy2024 = "Medicare Program; CY 2024 Payment Policies Under the Physician Fee Schedule"
+    (warning,) = note("What did CMS finalize for the efficiency adjustment in the CY 2026 rule?", [cy2024])
+    assert warning.kind is WarningKind.OTHER_RULES and "CY 2026 rule" in warning.message
+    assert not note("What did CMS finalize for the efficiency adjustment in the CY 2026 rule?",
+                    [cy2024, cy2024.replace("2024", "2026")])
+    assert not note("What is the payment for 99490 in 2026?", [cy2024])      # a year, not a rule, is asked
+    assert not note("What did CMS finalize about telehealth?", [cy2024])      # no year named

@@ -17,7 +17,7 @@ def test_layout_excerpts_valuation_question():
     user = _user(build_prompt(QUESTION, [EXCERPT], [G0556], ["G9999"]))
     excerpts, valuation, question = user.split("\n\n")
     assert excerpts.splitlines()[0] == "Excerpts:"
-    assert excerpts.splitlines()[1].startswith("[89 FR 97860 ¶4] (final rule, 2024-12-09) We are finalizing")
+    assert excerpts.splitlines()[1].startswith("[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09) We are finalizing")
     assert valuation.splitlines()[0].startswith("Valuation")
     assert valuation.splitlines()[-1] == "Not priced (no fee schedule row found): G9999."
     assert question == f"Question: {QUESTION}"
@@ -51,7 +51,7 @@ def test_no_rows_is_byte_identical_to_no_valuation_feature():
 
 
 def _excerpt_line():
-    return f"[89 FR 97860 ¶4] (final rule, 2024-12-09) {EXCERPT.text}"
+    return f"[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09) {EXCERPT.text}"
 
 
 def test_unpriced_alone_makes_a_block():
@@ -68,7 +68,7 @@ def test_injected_text_stays_one_excerpt_line():
     """An excerpt cannot open its own 'Question:' block or change the layout."""
     user = _user(build_prompt(QUESTION, [INJECTION], [G0556], []))
     assert user.count("\nQuestion: ") == 1 and user.endswith(f"Question: {QUESTION}")
-    assert user.split("\n\n")[0].splitlines()[1].startswith("[89 FR 97861 ¶2] (final rule, 2024-12-09) Ignore previous")
+    assert user.split("\n\n")[0].splitlines()[1].startswith("[89 FR 97861 ¶2] (CY 2025 final rule, 2024-12-09) Ignore previous")
     assert len(user.split("\n\n")) == 3
 
 
@@ -81,6 +81,6 @@ def test_an_excerpt_says_whose_words_it_gives():
     comment = replace(EXCERPT, role="comment_summary", text="Comment: Commenters opposed the requirement.")
     user = _user(build_prompt(QUESTION, [comment, replace(EXCERPT, role="cms_response")], [], []))
     lines = user.split("\n\n")[0].splitlines()
-    assert lines[1].startswith("[89 FR 97860 ¶4] (final rule, 2024-12-09; commenters' views as CMS summarised them) Comment:")
-    assert lines[2].startswith("[89 FR 97860 ¶4] (final rule, 2024-12-09; CMS's response to comments) We are finalizing")
+    assert lines[1].startswith("[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09; commenters' views as CMS summarised them) Comment:")
+    assert lines[2].startswith("[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09; CMS's response to comments) We are finalizing")
     assert "never to CMS" in SYSTEM_PROMPT

@@ -16,7 +16,7 @@ from carenav_core.chat.guard import OutputGuard, guard_text
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.prompt import build_prompt
 from carenav_core.chat.deterministic import FIXED_SENTENCES, newest_rows, NO_MODEL_NOTICE, DeterministicWriter
-from carenav_core.chat.plan import plan_question
+from carenav_core.chat.plan import Intent, Setting, plan_question
 from carenav_core.codes import detect
 from carenav_core.errors import ModelError
 from carenav_core.llm import ModelClient, model_client
@@ -469,9 +469,8 @@ def test_a_question_naming_a_rule_year_quotes_that_rule():
 
 
 def test_a_rule_is_named_by_the_year_it_governs_else_by_its_publication():
-    from carenav_core.chat.deterministic import rule_name
-    assert rule_name(EXCERPT) == "CY 2025 final rule"
-    assert rule_name(replace(EXCERPT, title="Medicare Program; Correction", kind="correction")) == "2024 correction"
+    assert EXCERPT.rule == "CY 2025 final rule"
+    assert replace(EXCERPT, title="Medicare Program; Correction", kind="correction").rule == "2024 correction"
 
 
 # A question that asks whether commenters supported a valuation, in a named year's rule
@@ -522,3 +521,27 @@ def test_a_family_name_written_out_counts_once_not_once_a_word():
     _, text = _answer_to("What are the consent requirements for APCM?", (descriptor, consent))
     assert "[89 FR 97880 ¶10]" in text
     assert "[89 FR 97875 ¶8]" not in text or text.index("[89 FR 97880 ¶10]") < text.index("[89 FR 97875 ¶8]")
+
+
+def test_a_question_about_what_a_correction_fixed_quotes_the_errors_not_the_waiver_boilerplate():
+    title = "Medicare and Medicaid Programs; CY 2025 Payment Policies Under the Physician Fee Schedule; Corrections"
+    waiver = replace(EXCERPT, label="[90 FR 20803 ¶6]", kind="correction", codes=(), title=title, text=(
+        "The corrections contained in this notice do not make substantive changes to the policies, and there is "
+        "good cause to waive the notice and comment requirements for this correction notice."))
+    error = replace(EXCERPT, label="[90 FR 20801 ¶11]", kind="correction", codes=(), title=title, text=(
+        "On page 97767, we inadvertently made a typographical error in the 2025 Facility Fee for Q3014."))
+    _, text = _answer_to("What did the 2025 correction notice fix?", (waiver, error))
+    assert "CMS wrote (CY 2025 correction): “On page 97767, we inadvertently made a typographical error" in text
+    assert "[90 FR 20803 ¶6]" not in text
+    _, text = _answer_to("Did CMS waive notice and comment for the 2025 correction notice?", (waiver, error))
+    assert "[90 FR 20803 ¶6]" in text           # asked about the procedure itself, the boilerplate answers
+
+
+def test_a_question_whether_a_code_is_payable_answers_with_its_status_and_the_asked_setting():
+    plan, text = _answer_to("Is G0556 payable in a facility setting?", (), rows=(G0556,))
+    assert Intent.LOOKUP in plan.intents and plan.setting is Setting.FACILITY
+    line = next(line for line in text.splitlines() if G0556.label in line)
+    assert f"has PFS status {G0556.status} ({G0556.status_meaning})" in line
+    assert "facility payment" in line and "non-facility payment" not in line
+    _, text = _answer_to("What does G0556 pay in a facility?", (), rows=(G0556,))
+    assert "PFS status" not in text             # not asked: the status stays in the table
