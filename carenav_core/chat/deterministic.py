@@ -18,7 +18,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.guard import check_sentence
-from carenav_core.chat.plan import COMMENTS, Intent, QuestionPlan, Setting
+from carenav_core.chat.plan import COMMENTS, Intent, QuestionPlan, Setting, listed
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
@@ -152,25 +152,54 @@ def _total(figure: Figure) -> str:
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total}
 
 
+def _unchanged(figure: Figure, steady: bool) -> str:
+    """A span that ends where it began: unchanged in every year, or back after changes in between."""
+    years = re.findall(r"CY(\d{4})", figure.label)
+    what = f"national {figure.setting} payment" if figure.money else figure.setting
+    amount = _amount(figure, figure.inputs[0])
+    if steady:
+        return (f"{figure.codes[0]}'s {what} did not change from CY{years[0]} to CY{years[-1]}: it is {amount} in "
+                f"every year {figure.label}.")
+    return (f"{figure.codes[0]}'s {what} is {amount} in CY{years[0]} and again in CY{years[-1]}, with changes in "
+            f"between {figure.label}.")
+
+
 def figure_sentences(figures: Sequence[Figure]) -> list[str]:
     """One sentence per computed figure; of a trend's changes only the whole span (the first → last
-    change of each code and setting; year-by-year steps are in the figures table)."""
+    change of each code and setting; year-by-year steps are in the figures table). A span whose every
+    year-to-year step is zero says the value did not change ("Has the work RVU of 99487 ever changed?")."""
     spans: dict[tuple[str, str], Figure] = {}
+    steady: dict[tuple[str, str], bool] = {}
     for figure in figures:
         if figure.kind is FigureKind.CHANGE:
             key = (figure.codes[0], figure.setting)
             if key not in spans:                       # compute_figures lists the whole span first
                 spans[key] = figure
-    return [_SAYS[f.kind](f) for f in figures if f.kind is not FigureKind.CHANGE or spans.get(
-        (f.codes[0], f.setting)) is f]
+            if "NPRM" not in figure.label:              # a proposed step is not a change of the final values
+                steady[key] = steady.get(key, True) and figure.value == 0
+    said = []
+    for f in figures:
+        key = (f.codes[0], f.setting) if f.kind is FigureKind.CHANGE else None
+        if key is None:
+            said.append(_SAYS[f.kind](f))
+        elif spans.get(key) is f:
+            years = re.findall(r"CY(\d{4})", f.label)
+            said.append(_unchanged(f, bool(steady.get(key))) if f.value == 0 and "NPRM" not in f.label and
+                        len(set(years)) >= 2 else _change(f))
+    return said
 
 
-def year_line(row: ValuationRow, setting: Setting) -> str:
-    """'CY2024 (final): 99490 pays $62.58 non-facility and $49.60 facility [PFS CY2024 RVU24C].'"""
+def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> str:
+    """'CY2024 (final): 99490 pays $62.58 non-facility and $49.60 facility [PFS CY2024 RVU24C].', or for a
+    question about RVUs 'CY2024 (final): 99490 has work RVU 1.00 [PFS CY2024 RVU24C].'"""
+    stage = "proposed" if row.proposed else "final"
+    if measure == "work_rvu":
+        return f"CY{row.cy} ({stage}): {row.hcpcs} has {_rvu_clause(row).split(', ')[0]} {row.label}."
+    if measure == "total_rvu":
+        return f"CY{row.cy} ({stage}): {row.hcpcs} has {_rvu_clause(row).split(', ', 1)[-1]} {row.label}."
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]
-    stage = "proposed" if row.proposed else "final"
     return f"CY{row.cy} ({stage}): {row.hcpcs} pays {' and '.join(paid) or 'no national amount'} {row.label}."
 
 
@@ -191,7 +220,8 @@ def proposed_to_final(rows: Sequence[ValuationRow], sources: Sequence[Source], c
                 code, proposed = m.group("code"), Decimal(m.group("value"))
                 year = int(source.published[:4]) + 1 if source.published[:4].isdigit() else None
                 final = next((r for r in rows if r.hcpcs == code and not r.proposed and not r.mod and r.cy == year), None)
-                if code in codes and final and final.work_rvu is not None and final.work_rvu != proposed:
+                if code in codes and final and final.work_rvu is not None and final.work_rvu != proposed and \
+                        not any(f"for {code} [" in line for line in said):     # one statement a code
                     said.append(f"CMS proposed a work RVU of {proposed} for {code} {source.label}; the CY{final.cy} "
                                 f"final fee schedule sets {final.work_rvu} {final.label}.")
     return list(dict.fromkeys(said))
@@ -204,6 +234,41 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
     with_base = {r.hcpcs for r in focus if not r.mod}
     focus = [r for r in focus if not r.mod or r.hcpcs not in with_base]
     return focus if Intent.TREND in plan.intents else newest_rows(focus)
+
+
+# "Which APCM level pays the most?": the answer names the code, not only the pairwise differences.
+_SUPERLATIVE = re.compile(r"\b(?:(?P<top>most|highest|largest|biggest|best[- ]paid|top)|"
+                          r"(?P<bottom>least|lowest|smallest|cheapest))\b", re.IGNORECASE)
+
+
+def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
+    """For a question asking which of several codes pays (or has) the most or least: per setting, the code
+    with the highest (lowest) amount among the asked codes' newest final rows of one year, with that row's label."""
+    m = _SUPERLATIVE.search(question)
+    focus = [r for r in newest_rows([r for r in rows if r.in_focus and not r.mod and not r.proposed])]
+    years = {r.cy for r in focus}
+    if not m or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
+        return []
+    top, (year,) = bool(m.group("top")), years
+    said = []
+    for where, field, kind in (("non-facility", "payment_nonfac", Setting.NON_FACILITY),
+                               ("facility", "payment_fac", Setting.FACILITY)):
+        priced = [r for r in focus if getattr(r, field) is not None]
+        if plan.measure == "work_rvu":
+            where, field, priced = "work RVU", "work_rvu", [r for r in focus if r.work_rvu is not None]
+        if len(priced) < 2 or plan.setting not in (Setting.BOTH, kind):
+            continue
+        best = (max if top else min)(priced, key=lambda r: getattr(r, field))
+        if sum(getattr(r, field) == getattr(best, field) for r in priced) > 1:
+            continue                        # a tie names no single code
+        codes = listed([r.hcpcs for r in priced])
+        amount = getattr(best, field)
+        said.append(f"Of {codes}, {best.hcpcs} has the {'highest' if top else 'lowest'} {where} "
+                    + (f"payment in CY{year}, {_money(amount)}" if field != "work_rvu" else f"in CY{year}, {amount}")
+                    + f" {best.label}.")
+        if field == "work_rvu":
+            break
+    return said
 
 
 # --- what the codes are, and how CMS valued them ----------------------------------------------------
@@ -479,9 +544,10 @@ class DeterministicWriter:
 
     def _answer(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         plan, rows = prepared.plan, prepared.rows
+        yield from ("- " + s for s in extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         if Intent.TREND in plan.intents:
-            yield from ("- " + year_line(r, plan.setting) for r in _focus_rows(rows, plan))
+            yield from ("- " + year_line(r, plan.setting, plan.measure) for r in _focus_rows(rows, plan))
         else:
             status = bool(ASKS_STATUS.search(prepared.question))
             for row in _focus_rows(rows, plan):

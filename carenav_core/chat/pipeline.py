@@ -25,7 +25,7 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, ProgressEvent, Sourc
                                       ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.figures import compute_figures
-from carenav_core.chat.plan import QuestionPlan, plan_question
+from carenav_core.chat.plan import Intent, QuestionPlan, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -65,6 +65,8 @@ def source_of(hit: Hit) -> Source:
 def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:
     """How many recent final CYs to value: the configured number, or back to the earliest year asked."""
     earliest = plan.earliest_year
+    if earliest is None and Intent.TREND in plan.intents:   # "Has it ever changed?": every year there is
+        return 20
     return min(20, max(settings_years, today.year - earliest + 1)) if earliest else settings_years
 
 

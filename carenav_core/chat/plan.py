@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 from functools import lru_cache
+from typing import Sequence
 
 from carenav_core.codes import Detection
 from carenav_core.codes.families import load_families
@@ -108,6 +109,8 @@ class QuestionPlan:
             return cy in self.years
         if self.proposed:
             return proposed
+        if Intent.TREND in self.intents:        # "Has the work RVU of 99487 ever changed?": every year shown
+            return True
         return proposed or cy == newest_final
 
     def summary(self) -> str:
@@ -124,9 +127,9 @@ class QuestionPlan:
         verbs = ", ".join(i.value for i in self.intents)
         if not codes:
             return f"{verbs} (no code named: rule text only)"
-        shown = _listed(codes)
+        shown = listed(codes)
         if Intent.COMPARE in self.intents and len(codes) > 1:
-            shown = f"{codes[0]} with {_listed(codes[1:])}"
+            shown = f"{codes[0]} with {listed(codes[1:])}"
         family = f" (family {', '.join(self.families)})" if self.families and not self.named_codes else ""
         return f"{verbs}: {shown}{family}"
 
@@ -135,10 +138,13 @@ class QuestionPlan:
             return f"CY{self.since} onwards"
         if self.years:
             return ", ".join(f"CY{y}" for y in self.years) + (" (proposed rule)" if self.proposed else "")
-        return "the proposed rule" if self.proposed else "the newest final year (other years one click away)"
+        if self.proposed:
+            return "the proposed rule"
+        return "every year" if Intent.TREND in self.intents else "the newest final year (other years one click away)"
 
 
-def _listed(codes: list[str]) -> str:
+def listed(codes: Sequence[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
     return ", ".join(codes[:-1]) + f" and {codes[-1]}" if len(codes) > 1 else codes[0]
 
 

@@ -104,3 +104,24 @@ def test_total_of_add_on_and_base():
 def test_a_question_with_a_topic_beyond_its_codes_is_a_rule_question(question, intent):
     plan = plan_question(question, detect(question), date(2026, 12, 1))
     assert intent in plan.intents
+
+
+def test_a_trend_question_without_years_reaches_every_year_and_says_when_nothing_changed():
+    """"Has the work RVU of 99487 ever changed?": every year is valued and shown; a value equal in every
+    year is said to be unchanged (not "a change of +0.00"), one that moved and came back is not."""
+    from carenav_core.chat.deterministic import figure_sentences, year_line
+    from carenav_core.chat.pipeline import years_to_show
+    p = plan("Has the work RVU for 99487 ever changed?")
+    assert Intent.TREND in p.intents and p.measure == "work_rvu" and years_to_show(p, 4, TODAY) == 20
+    assert years_to_show(plan("What does 99487 pay?"), 4, TODAY) == 4
+    assert p.year_in_focus(2020, False, 2026) and "every year" in p.summary()
+
+    def rows(*work):
+        return mark_focus([make_row(hcpcs="99487", cy=2022 + i, label=f"[PFS CY{2022 + i} RVU{22 + i}D]",
+                                    work_rvu=Decimal(w)) for i, w in enumerate(work)], p)
+    (said,) = figure_sentences(compute_figures(rows("1.81", "1.81", "1.81"), p))
+    assert said.startswith("99487's work RVU did not change from CY2022 to CY2024: it is 1.81 in every year")
+    (said,) = figure_sentences(compute_figures(rows("1.81", "1.50", "1.81"), p))
+    assert said.startswith("99487's work RVU is 1.81 in CY2022 and again in CY2024, with changes in between")
+    assert year_line(rows("1.81")[0], Setting.BOTH, p.measure) == \
+        "CY2022 (final): 99487 has work RVU 1.81 [PFS CY2022 RVU22D]."

@@ -545,3 +545,32 @@ def test_a_question_whether_a_code_is_payable_answers_with_its_status_and_the_as
     assert "facility payment" in line and "non-facility payment" not in line
     _, text = _answer_to("What does G0556 pay in a facility?", (), rows=(G0556,))
     assert "PFS status" not in text             # not asked: the status stays in the table
+
+
+def test_a_proposed_work_rvu_stated_twice_in_the_rule_is_compared_with_the_final_once():
+    from carenav_core.chat.deterministic import proposed_to_final
+    stated = [replace(EXCERPT, label=f"[89 FR 97899 ¶{n}]", published="2024-12-09",
+                      text="We proposed a work RVU of 0.17 for HCPCS code G0556 based on 99490.") for n in (8, 10)]
+    (said,) = proposed_to_final((G0556,), stated, ("G0556",))
+    assert said.startswith("CMS proposed a work RVU of 0.17 for G0556 [89 FR 97899 ¶8]; the CY2025 final")
+
+
+def test_which_code_pays_the_most_names_the_code_with_its_amount_and_row():
+    from carenav_core.chat.deterministic import extreme_sentences
+    from carenav_core.chat.pipeline import mark_focus
+    levels = [make_row(hcpcs=c, total_nonfac=Decimal(t), total_fac=Decimal(f), work_rvu=Decimal(w),
+                       label=f"[PFS CY2025 RVU25D {c}]")
+              for c, t, f, w in (("G0556", "0.47", "0.37", "0.25"), ("G0557", "1.66", "1.04", "0.77"),
+                                 ("G0558", "3.31", "2.47", "1.67"))]
+    question = "Which APCM level pays the most?"
+    plan, text = _answer_to(question, (), rows=mark_focus(levels, plan_question(question, detect(question),
+                                                                               date(2026, 12, 1))))
+    top = levels[2]
+    assert (f"Of G0556, G0557 and G0558, G0558 has the highest non-facility payment in CY2025, "
+            f"${top.payment_nonfac} {top.label}.") in text
+    question = "Which APCM code has the lowest work RVU?"
+    plan = plan_question(question, detect(question), date(2026, 12, 1))
+    assert extreme_sentences(mark_focus(levels, plan), plan, question) == [
+        "Of G0556, G0557 and G0558, G0556 has the lowest work RVU in CY2025, 0.25 [PFS CY2025 RVU25D G0556]."]
+    tied = [replace(r, work_rvu=Decimal("0.25")) for r in levels]
+    assert extreme_sentences(mark_focus(tied, plan), plan, question) == []      # a tie names no single code
