@@ -451,12 +451,34 @@ _DECISION = re.compile(r"\bafter (?:consideration|considering|reviewing) (?:of )
                        r"\bwe are (?:not )?finalizing\b", re.IGNORECASE)
 
 
+_PLACE = re.compile(r"\[(\d+) FR (\d+) ¶(\d+)\]|\[FR Doc\. ([\d-]+) ¶(\d+)\]")
+
+
+def _place(label: str) -> tuple[str, int] | None:
+    """Where a paragraph sits in its document, in paragraphs: '[89 FR 97899 ¶10]' -> ('89', 9789910)."""
+    m = _PLACE.match(label)
+    if not m:
+        return None
+    if m.group(1):
+        return m.group(1), int(m.group(2)) * 100 + int(m.group(3))
+    return m.group(4), int(m.group(5))
+
+
+def _near(here: tuple[str, int] | None, there: tuple[str, int] | None) -> bool:
+    """Within a page or so of rule text after (or at) the quoted comment: CMS answers a comment right after it."""
+    if here is None or there is None or here[0] != there[0]:
+        return False
+    gap = here[1] - there[1]
+    return 0 <= gap <= 200 if here[1] > 100000 else 0 <= gap <= 12
+
+
 def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Terms, codes: set[str],
               evidence: Evidence) -> _Candidate | None:
     """CMS's decision on what the quoted commenters said: the first sentence of the same rule that decides
     after the comments ("After consideration of the comments, we are finalizing ...") and names a word, family
     or code of the question."""
     titles = {c.source.title for c in said}
+    heard = [_place(c.source.label) for c in said]
     words = (terms.asked | terms.family) - _GENERIC
     found = []
     for rank, source in enumerate(sources):
@@ -468,8 +490,9 @@ def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Term
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))     # a code the question writes weighs 3
             hits = len(words & _words(text)) + 3 * len(named & terms.written) + min(1, len(named - terms.written))
+            near = 2 * any(_near(_place(source.label), place) for place in heard)    # the reply to those comments
             if hits and passes_guard(_quote(text, source), evidence):
-                found.append(_Candidate(score=hits - 0.1 * rank, position=position, text=text, source=source))
+                found.append(_Candidate(score=hits + near - 0.1 * rank, position=position, text=text, source=source))
     return min(found, key=lambda c: (-c.score, c.position), default=None)
 
 

@@ -39,6 +39,7 @@ class WarningKind(StrEnum):
     PROMPT_TRIMMED = "prompt_trimmed"    # excerpts or other rows were left out of the model's prompt to fit its context
     INDEXING = "indexing"            # the rule-text index is still being built: answers use what is indexed so far
     OTHER_RULES = "other_rules"      # the question names a year's rule and no retrieved excerpt is from it
+    YEAR_NOT_FOUND = "year_not_found"    # an asked code has no fee-schedule row in an asked year: other years shown
 
 
 def json_value(value: Any) -> Any:

@@ -86,6 +86,29 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
                  for r, (is_named, focus) in zip(rows, flags))
 
 
+def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """An asked year an asked code has no row for ("What does G0556 pay in 2019?") is said, with the years the
+    data hold for it, so the newest row shown instead is not read as the asked year's."""
+    notes = []
+    for code in plan.focus_codes:
+        held = sorted({r.cy for r in rows if r.hcpcs == code})
+        if not held:
+            continue                # no row at all: the unpriced sentence says so
+        missing = [y for y in plan.years if y not in held]
+        if missing and all(y > held[-1] for y in missing):          # a year after the newest release
+            notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (its newest "
+                         f"are CY{held[-1]})")
+        elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
+            span = f"CY{held[0]}" if len(held) == 1 else f"CY{held[0]} to CY{held[-1]}"
+            notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (the data "
+                         f"hold it for {span})")
+        elif plan.since is not None and held[0] > plan.since:
+            notes.append(f"{code} has fee schedule values only from CY{held[0]} (asked: since CY{plan.since})")
+    if not notes:
+        return ()
+    return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + ": the years it has are shown."),)
+
+
 def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
     """The row with its question flags (a shallow copy: dataclasses.replace re-runs __init__ over 35 fields,
     which a 50-row family table would feel)."""
@@ -163,6 +186,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years) if detection.codes else ([], [], ())
     rows = mark_focus(rows, plan)
+    warnings += missing_years_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)

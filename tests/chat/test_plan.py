@@ -125,3 +125,19 @@ def test_a_trend_question_without_years_reaches_every_year_and_says_when_nothing
     assert said.startswith("99487's work RVU is 1.81 in CY2022 and again in CY2024, with changes in between")
     assert year_line(rows("1.81")[0], Setting.BOTH, p.measure) == \
         "CY2022 (final): 99487 has work RVU 1.81 [PFS CY2022 RVU22D]."
+
+
+def test_an_asked_year_without_a_row_is_said_with_the_years_held():
+    """"What does G0556 pay in 2019?": the newest row shown instead is not passed off as 2019's."""
+    from carenav_core.chat.events import WarningKind
+    from carenav_core.chat.pipeline import missing_years_note
+    held = [make_row(cy=2025), make_row(cy=2026, label="[PFS CY2026 RVU26C]")]
+    (note,) = missing_years_note(mark_focus(held, plan("What does G0556 pay in 2019?")), plan("What does G0556 pay in 2019?"))
+    assert note.kind is WarningKind.YEAR_NOT_FOUND
+    assert note.message.startswith("No CY2019 fee schedule values for G0556 (the data hold it for CY2025 to CY2026)")
+    (note,) = missing_years_note(held, plan("What will G0556 pay in 2030?"))
+    assert "No CY2030 fee schedule values for G0556 (its newest are CY2026)" in note.message
+    (note,) = missing_years_note(held, plan("How has G0556 been paid since 2021?"))
+    assert "G0556 has fee schedule values only from CY2025" in note.message
+    assert not missing_years_note(held, plan("What does G0556 pay in 2025?"))
+    assert not missing_years_note(held, plan("What does G0556 pay?"))

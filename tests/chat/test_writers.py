@@ -574,3 +574,13 @@ def test_which_code_pays_the_most_names_the_code_with_its_amount_and_row():
         "Of G0556, G0557 and G0558, G0556 has the lowest work RVU in CY2025, 0.25 [PFS CY2025 RVU25D G0556]."]
     tied = [replace(r, work_rvu=Decimal("0.25")) for r in levels]
     assert extreme_sentences(mark_focus(tied, plan), plan, question) == []      # a tie names no single code
+
+
+def test_cms_reply_to_a_comment_is_looked_for_right_after_it():
+    from carenav_core.chat.deterministic import _near, _place
+    assert _place("[89 FR 97899 ¶10]") == ("89", 9789910) and _place("[FR Doc. 2023-24184 ¶646]") == ("2023-24184", 646)
+    assert _near(_place("[89 FR 97900 ¶5]"), _place("[89 FR 97899 ¶10]"))
+    assert not _near(_place("[89 FR 97871 ¶7]"), _place("[89 FR 97899 ¶10]"))      # before the comment
+    assert not _near(_place("[86 FR 97900 ¶5]"), _place("[89 FR 97899 ¶10]"))      # another rule
+    assert _near(_place("[FR Doc. 2023-24184 ¶650]"), _place("[FR Doc. 2023-24184 ¶646]"))
+    assert _place("[Definition: APCM]") is None
