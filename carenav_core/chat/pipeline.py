@@ -95,18 +95,19 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
         if not held:
             continue                # no row at all: the unpriced sentence says so
         missing = [y for y in plan.years if y not in held]
+        instead = ", so its newest values are shown instead" if len(missing) == len(plan.years) else ""
         if missing and all(y > held[-1] for y in missing):          # a year after the newest release
             notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (its newest "
-                         f"are CY{held[-1]})")
+                         f"are CY{held[-1]}){instead}")
         elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
             span = f"CY{held[0]}" if len(held) == 1 else f"CY{held[0]} to CY{held[-1]}"
             notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (the data "
-                         f"hold it for {span})")
+                         f"hold it for {span}){instead}")
         elif plan.since is not None and held[0] > plan.since:
             notes.append(f"{code} has fee schedule values only from CY{held[0]} (asked: since CY{plan.since})")
     if not notes:
         return ()
-    return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + ": the years it has are shown."),)
+    return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + "."),)
 
 
 def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
