@@ -78,9 +78,44 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
         return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
     wanted = [("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY)]
     scope = f"{row.locality} (GPCI-adjusted)" if row.locality else "national"
-    paid = [f"the {scope} {where} payment is {_money(amount)}" for where, amount, kind in wanted
-            if amount is not None and setting in (Setting.BOTH, kind)]
+    paid = [f"the {scope} {where} payment is {_money(amount)}" + (
+                " (the file marks its non-facility PE NA: rarely or never furnished outside a facility)"
+                if where == "non-facility" and row.nonfac_na == "NA" else "")
+            for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
     return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
+
+
+# A part of the valuation the row sentence states only when asked ("What is the malpractice RVU of 99214?").
+_ASKS_PE = re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)
+_ASKS_MP = re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)
+_ASKS_GLOBAL = re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b", re.IGNORECASE)
+# The PFS global period codes (CMS PPRRVU file layout): the number of post-operative days, or what the letters mean.
+GLOBAL_MEANINGS = {"000": "0 post-operative days", "010": "10 post-operative days", "090": "90 post-operative days",
+                   "MMM": "maternity care (global period does not apply in the usual way)",
+                   "XXX": "the global period concept does not apply",
+                   "YYY": "the contractor sets the global period", "ZZZ": "code related to another service, "
+                   "within its global period"}
+
+
+def asked_parts(question: str) -> frozenset[str]:
+    """Which parts of a row the question names beyond the usual work RVU, totals and payments."""
+    return frozenset(part for part, asks in (("pe", _ASKS_PE), ("mp", _ASKS_MP), ("global", _ASKS_GLOBAL))
+                     if asks.search(question))
+
+
+def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) -> str:
+    said = []
+    if "pe" in parts:
+        pe = [f"{value} {where}" for where, value, kind in (("non-facility", row.pe_nonfac_rvu, Setting.NON_FACILITY),
+                                                              ("facility", row.pe_fac_rvu, Setting.FACILITY))
+              if value is not None and setting in (Setting.BOTH, kind)]
+        if pe:
+            said.append("practice expense (PE) RVU " + " and ".join(pe))
+    if "mp" in parts and row.mp_rvu is not None:
+        said.append(f"malpractice (MP) RVU {row.mp_rvu}")
+    if "global" in parts and row.global_days:
+        said.append(f"global period {row.global_days} ({GLOBAL_MEANINGS.get(row.global_days, 'as the file gives it')})")
+    return ", ".join(said) + ", " if said else ""
 
 
 # The question asks whether a code is paid at all ("Is 99439 payable in a facility?"): the row's status answers.
@@ -89,11 +124,12 @@ ASKS_STATUS = re.compile(r"\b(?:payable|covered|coverage|non-?covered|bundled|st
 
 
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
-                 status: bool = False) -> str:
-    """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first."""
+                 status: bool = False, parts: frozenset[str] = frozenset()) -> str:
+    """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first;
+    with `parts` ("pe", "mp", "global"), those parts of the row too."""
     said = f"PFS status {row.status} ({row.status_meaning}), " if status and row.status else ""
-    return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_rvu_clause(row)}; "
-            f"{_payment_clause(row, setting)} {row.label}.")
+    return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
+            f"{_rvu_clause(row)}; {_payment_clause(row, setting)} {row.label}.")
 
 
 def unpriced_sentence(unpriced: Sequence[str]) -> str:
@@ -572,11 +608,11 @@ class DeterministicWriter:
         if Intent.TREND in plan.intents:
             yield from ("- " + year_line(r, plan.setting, plan.measure) for r in _focus_rows(rows, plan))
         else:
-            status = bool(ASKS_STATUS.search(prepared.question))
+            status, parts = bool(ASKS_STATUS.search(prepared.question)), asked_parts(prepared.question)
             for row in _focus_rows(rows, plan):
-                sentence = row_sentence(row, setting=plan.setting, status=status)
+                sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts)
                 yield "- " + (sentence if passes_guard(sentence, evidence) else
-                              row_sentence(row, described=False, setting=plan.setting, status=status))
+                              row_sentence(row, described=False, setting=plan.setting, status=status, parts=parts))
         if prepared.unpriced:
             yield "- " + unpriced_sentence(prepared.unpriced)
         if not prepared.sources and not rows:

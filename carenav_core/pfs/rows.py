@@ -86,7 +86,8 @@ class ValuationRow:
         """Every number this row states (for the output guard)."""
         values = (self.work_rvu, self.pe_nonfac_rvu, self.pe_fac_rvu, self.mp_rvu, self.total_nonfac,
                   self.total_fac, self.cf, self.payment_nonfac, self.payment_fac,
-                  *(c.value for c in self.other_cfs))
+                  *(c.value for c in self.other_cfs),
+                  Decimal(int(self.global_days)) if self.global_days.isdigit() else None)    # "090": 90 days
         return tuple(v for v in values if v is not None)
 
 

@@ -584,3 +584,24 @@ def test_cms_reply_to_a_comment_is_looked_for_right_after_it():
     assert not _near(_place("[86 FR 97900 ¶5]"), _place("[89 FR 97899 ¶10]"))      # another rule
     assert _near(_place("[FR Doc. 2023-24184 ¶650]"), _place("[FR Doc. 2023-24184 ¶646]"))
     assert _place("[Definition: APCM]") is None
+
+
+@pytest.mark.parametrize("question, said", [
+    ("What is the malpractice RVU of G0556?", "has malpractice (MP) RVU 0.02, work RVU 0.25"),
+    ("What is the facility PE RVU for G0556?", "has practice expense (PE) RVU 0.10 facility, work RVU"),
+    ("What are the PE RVUs of G0556?", "practice expense (PE) RVU 0.20 non-facility and 0.10 facility"),
+    ("What are the global days for G0556?", "has global period XXX (the global period concept does not apply)"),
+])
+def test_a_question_naming_a_part_of_the_valuation_gets_that_part_stated(question, said):
+    _, text = _answer_to(question, (), rows=(G0556,))
+    assert said in text
+    _, plain = _answer_to("What does G0556 pay?", (), rows=(G0556,))
+    assert "malpractice" not in plain and "PE) RVU" not in plain and "global period" not in plain
+
+
+def test_a_surgical_global_period_and_a_non_facility_na_are_stated_with_the_row():
+    knee = make_row(hcpcs="27447", description="Total knee arthroplasty", global_days="090", nonfac_na="NA",
+                    work_rvu=Decimal("19.11"), total_nonfac=Decimal("34.71"), total_fac=Decimal("34.71"))
+    _, text = _answer_to("What is the global period for 27447?", (), rows=(knee,))
+    assert "global period 090 (90 post-operative days)" in text          # 90 is the row's own number
+    assert "the file marks its non-facility PE NA" in text
