@@ -230,13 +230,13 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
     question about RVUs 'CY2024 (final): 99490 has work RVU 1.00 [PFS CY2024 RVU24C].'"""
     stage = "proposed" if row.proposed else "final"
     if measure == "work_rvu":
-        return f"CY{row.cy} ({stage}): {row.hcpcs} has {_rvu_clause(row).split(', ')[0]} {row.label}."
+        return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ')[0]} {row.label}."
     if measure == "total_rvu":
-        return f"CY{row.cy} ({stage}): {row.hcpcs} has {_rvu_clause(row).split(', ', 1)[-1]} {row.label}."
+        return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ', 1)[-1]} {row.label}."
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]
-    return f"CY{row.cy} ({stage}): {row.hcpcs} pays {' and '.join(paid) or 'no national amount'} {row.label}."
+    return f"CY{row.cy} ({stage}): {_code(row, False)} pays {' and '.join(paid) or 'no national amount'} {row.label}."
 
 
 _PROPOSED_RVU = (
@@ -281,7 +281,7 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     """For a question asking which of several codes pays (or has) the most or least: per setting, the code
     with the highest (lowest) amount among the asked codes' newest final rows of one year, with that row's label."""
     m = _SUPERLATIVE.search(question)
-    focus = [r for r in newest_rows([r for r in rows if r.in_focus and not r.mod and not r.proposed])]
+    focus = newest_rows([r for r in rows if r.in_focus and not r.proposed])
     years = {r.cy for r in focus}
     if not m or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
         return []
@@ -297,9 +297,9 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
         best = (max if top else min)(priced, key=lambda r: getattr(r, field))
         if sum(getattr(r, field) == getattr(best, field) for r in priced) > 1:
             continue                        # a tie names no single code
-        codes = listed([r.hcpcs for r in priced])
+        codes = listed([_code(r, False) for r in priced])
         amount = getattr(best, field)
-        said.append(f"Of {codes}, {best.hcpcs} has the {'highest' if top else 'lowest'} {where} "
+        said.append(f"Of {codes}, {_code(best, False)} has the {'highest' if top else 'lowest'} {where} "
                     + (f"payment in CY{year}, {_money(amount)}" if field != "work_rvu" else f"in CY{year}, {amount}")
                     + f" {best.label}.")
         if field == "work_rvu":

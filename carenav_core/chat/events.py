@@ -40,6 +40,7 @@ class WarningKind(StrEnum):
     INDEXING = "indexing"            # the rule-text index is still being built: answers use what is indexed so far
     OTHER_RULES = "other_rules"      # the question names a year's rule and no retrieved excerpt is from it
     YEAR_NOT_FOUND = "year_not_found"    # an asked code has no fee-schedule row in an asked year: other years shown
+    MODIFIER_NOT_FOUND = "modifier_not_found"   # an asked code has no row of the asked modifier: its base rows shown
 
 
 def json_value(value: Any) -> Any:

@@ -107,24 +107,33 @@ def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[Valu
     return figures
 
 
-def _base_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
-    return [r for r in rows if not r.mod]
+def _base_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[ValuationRow]:
+    """The rows figures use: of the asked modifier for a code that has them ("71046-26"), else without one."""
+    rows = list(rows)
+    priced = {r.hcpcs for r in rows if plan.modifier and r.mod == plan.modifier}
+    return [r for r in rows if r.mod == (plan.modifier if r.hcpcs in priced else "")]
 
 
-def _by_code_and_vintage(rows: Sequence[ValuationRow]) -> dict[tuple[str, str], ValuationRow]:
-    return {(r.hcpcs, r.label): r for r in _base_rows(rows)}
+def _name(row: ValuationRow) -> str:
+    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+
+
+def _by_code_and_vintage(rows: Sequence[ValuationRow], plan: QuestionPlan) -> dict[tuple[str, str], ValuationRow]:
+    return {(r.hcpcs, r.label): r for r in _base_rows(rows, plan)}
 
 
 def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """First focus code minus each other focus code, in every vintage both have and the plan asks for."""
     codes = plan.focus_codes
-    index = _by_code_and_vintage(r for r in rows if r.in_focus)
+    index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
     figures = []
     for other in codes[1:]:
         for (code, label), row in index.items():
             if code == codes[0] and (other, label) in index:
-                text = f"[computed: {codes[0]} − {other}, {_short(label)}]"
-                figures += _pair(FigureKind.DIFFERENCE, text, (codes[0], other), (row, index[(other, label)]), plan)
+                pair = (row, index[(other, label)])
+                first, second = (_name(r) for r in pair)
+                text = f"[computed: {first} − {second}, {_short(label)}]"
+                figures += _pair(FigureKind.DIFFERENCE, text, (first, second), pair, plan)
     return figures
 
 
@@ -132,30 +141,31 @@ def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """Per focus code: first asked final year to last, each consecutive step, and final → proposed."""
     figures = []
     for code in plan.focus_codes:
-        finals = sorted((r for r in _base_rows(rows) if r.hcpcs == code and r.in_focus and not r.proposed),
+        finals = sorted((r for r in _base_rows(rows, plan) if r.hcpcs == code and r.in_focus and not r.proposed),
                         key=lambda r: r.cy)
         steps = list(pairwise(finals))
         if len(finals) > 2:
             steps.insert(0, (finals[0], finals[-1]))
-        proposed = [r for r in _base_rows(rows) if r.hcpcs == code and r.proposed and r.in_focus]
-        newest = [r for r in _base_rows(rows) if r.hcpcs == code and not r.proposed]
+        proposed = [r for r in _base_rows(rows, plan) if r.hcpcs == code and r.proposed and r.in_focus]
+        newest = [r for r in _base_rows(rows, plan) if r.hcpcs == code and not r.proposed]
         if proposed and newest:
             steps.append((max(newest, key=lambda r: r.cy), proposed[0]))
         for before, after in steps:
-            text = f"[computed: {code}, {_short(before.label)} → {_short(after.label)}]"
-            figures += _pair(FigureKind.CHANGE, text, (code,), (before, after), plan)
+            text = f"[computed: {_name(after)}, {_short(before.label)} → {_short(after.label)}]"
+            figures += _pair(FigureKind.CHANGE, text, (_name(after),), (before, after), plan)
     return figures
 
 
 def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     codes = plan.focus_codes
-    index = _by_code_and_vintage(r for r in rows if r.in_focus)
+    index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
     figures = []
     for label in dict.fromkeys(lbl for (code, lbl) in index if code == codes[0]):
         chosen = tuple(index.get((c, label)) for c in codes)
         if all(chosen):
-            text = f"[computed: {' + '.join(codes)}, {_short(label)}]"
-            figures += _pair(FigureKind.TOTAL, text, codes, chosen, plan)
+            names = tuple(_name(r) for r in chosen)
+            text = f"[computed: {' + '.join(names)}, {_short(label)}]"
+            figures += _pair(FigureKind.TOTAL, text, names, chosen, plan)
     return figures
 
 

@@ -25,7 +25,7 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, ProgressEvent, Sourc
                                       ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.figures import compute_figures
-from carenav_core.chat.plan import Intent, QuestionPlan, plan_question
+from carenav_core.chat.plan import Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -72,18 +72,37 @@ def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:
 
 def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[ValuationRow, ...]:
     """Flag rows of named codes (`named`) and, of those, rows in the years asked (`in_focus`). A named code
-    with no row in the asked years keeps its newest final row (and proposed row) in focus."""
+    with no row in the asked years keeps its newest final row (and proposed row) in focus. With an asked
+    modifier ("71046-26") a code's rows of that modifier are the ones in focus (its global rows when it has none);
+    without one, rows without a modifier."""
     named = set(plan.focus_codes)
+    priced = {r.hcpcs for r in rows if plan.modifier and r.mod == plan.modifier}
+    rows = [r for r in rows if r.mod == (plan.modifier if r.hcpcs in priced else "")] + \
+        [r for r in rows if r.mod != (plan.modifier if r.hcpcs in priced else "")]     # the asked rows first
     newest: dict[str, int] = {}
     for row in rows:
         if not row.proposed:
             newest[row.hcpcs] = max(newest.get(row.hcpcs, 0), row.cy)
-    flags = [(r.hcpcs in named, r.hcpcs in named and plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0)))
-             for r in rows]
+    flags = [(r.hcpcs in named, r.hcpcs in named and r.mod == (plan.modifier if r.hcpcs in priced else "") and
+              plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
     missing = {r.hcpcs for r, (is_named, _) in zip(rows, flags) if is_named} - \
         {r.hcpcs for r, (_, focus) in zip(rows, flags) if focus}
-    return tuple(_flagged(r, is_named, (r.proposed or r.cy == newest.get(r.hcpcs)) if r.hcpcs in missing else focus)
+    return tuple(_flagged(r, is_named, (r.mod == (plan.modifier if r.hcpcs in priced else "") and (
+        r.proposed or r.cy == newest.get(r.hcpcs))) if r.hcpcs in missing else focus)
                  for r, (is_named, focus) in zip(rows, flags))
+
+
+def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """An asked code with no row of the asked modifier ("93000-26": the file prices 93000 only whole) says so."""
+    if not plan.modifier:
+        return ()
+    lacking = [code for code in plan.focus_codes if any(r.hcpcs == code for r in rows) and
+               not any(r.hcpcs == code and r.mod == plan.modifier for r in rows)]
+    if not lacking:
+        return ()
+    return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=f"The fee schedule has no modifier "
+                         f"{plan.modifier} row for {listed(lacking)}: {'its' if len(lacking) == 1 else 'their'} "
+                         "rows without a modifier are shown."),)
 
 
 def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
@@ -127,13 +146,18 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     codes priced in each matching locality become the rows in focus; national rows stay one click away."""
     asked = sorted({r.cy for r in rows if r.in_focus and not r.proposed})
     try:
-        match, result = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None)
+        match, result = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None,
+                                      modifier=plan.modifier)
+        found = [] if result is None else list(result.rows)
+        lacking = [c for c in plan.focus_codes if not any(r.national.hcpcs == c for r in found)]
+        if result is not None and plan.modifier and lacking:    # no row of that modifier: price the code whole
+            found += priced_places(backends.fee_db, text, lacking, cys=asked or None)[1].rows
     except duckdb.Error as exc:
         log.warning("locality lookup failed: %s", exc)
         return plan, rows
-    if result is None or not result.rows:
+    if result is None or not found:
         return plan, rows
-    local = tuple(as_valuation_row(r) for r in result.rows)
+    local = tuple(as_valuation_row(r) for r in found)
     places = tuple(dict.fromkeys(r.locality for r in local))
     return (dataclasses.replace(plan, places=places, ambiguous_place=match.ambiguous),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows))
@@ -148,13 +172,13 @@ def as_valuation_row(row) -> ValuationRow:
                                named=True, in_focus=True)
 
 
-def _valuation(backends: Backends, detection: Detection, years: int
+def _valuation(backends: Backends, detection: Detection, years: int, modifiers: bool = False
                ) -> tuple[list[ValuationRow], list[str], tuple[WarningEvent, ...]]:
     if backends.fee_db is None:
         return [], [], (WarningEvent(kind=WarningKind.DATABASE, message="The fee-schedule database is not available "
                                      "(run `carenav build`); no valuation rows could be shown."),)
     try:
-        rows, unpriced = value(backends.fee_db, detection.codes, years=years)
+        rows, unpriced = value(backends.fee_db, detection.codes, years=years, modifiers=modifiers)
     except duckdb.Error as exc:
         log.warning("valuation query failed: %s", exc)
         return [], [], (WarningEvent(kind=WarningKind.DATABASE, message=f"The fee-schedule database failed: {exc}"),)
@@ -185,9 +209,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     detection = detect(text) if valuation else NO_DETECTION
     plan = plan_question(text, detection, today)
     years = years_to_show(plan, backends.settings.years, today)
-    rows, unpriced, problems = _valuation(backends, detection, years) if detection.codes else ([], [], ())
+    rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier)) if detection.codes \
+        else ([], [], ())
     rows = mark_focus(rows, plan)
-    warnings += missing_years_note(rows, plan)
+    warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)

@@ -89,6 +89,7 @@ class QuestionPlan:
     places: tuple[str, ...] = ()         # payment localities the question names (set once they are looked up)
     ambiguous_place: bool = False        # the place named matches several localities: all are shown
     comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
+    modifier: str = ""                   # a payment modifier asked ("71046-26", "professional component"): its rows
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -120,7 +121,9 @@ class QuestionPlan:
             where = ("in " + ", ".join(self.places)
                      + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
         said = "with what commenters said" if self.comments else ""
-        return "; ".join(part for part in (self._what(), said, where, self._when(), self.setting.value) if part)
+        modifier = f"modifier {self.modifier} rows" if self.modifier else ""
+        return "; ".join(part for part in (self._what(), modifier, said, where, self._when(), self.setting.value)
+                         if part)
 
     def _what(self) -> str:
         codes = list(self.focus_codes)
@@ -173,6 +176,20 @@ _ASPECT = re.compile(r"\b(?:requirements?|required|rules?|conditions?|criteria|l
                      r"consent|time|minutes|documentation|supervision|policy|policies|eligib\w*|frequency|"
                      r"thresholds?|elements?|standards?|exceptions?|deadlines?|process|billing|modifiers?)\b",
                      re.IGNORECASE)
+
+
+# A modifier with its own RVU row: "71046-26", "modifier 26", "71046 TC", "the professional component".
+_MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z](?:-(?P<after>26|TC|53)|\s(?P<tc>TC))\b|\bmodifiers?\s*-?\s*(?P<named>26|TC|53)\b|"
+                       r"\b(?P<before>26|TC)[-\s]modifier\b", re.IGNORECASE)
+_COMPONENT = {"professional component": "26", "technical component": "TC"}
+
+
+def asked_modifier(text: str) -> str:
+    """The payment modifier the question asks about ('26', 'TC', '53'), '' when none."""
+    if m := _MODIFIER.search(text):
+        return next(g for g in m.groups() if g).upper()
+    lowered = text.lower()
+    return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
 
 def _asks_definition(text: str) -> bool:
@@ -251,4 +268,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since), measure=measure,
-                        comments=bool(COMMENTS.search(text)))
+                        comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text))

@@ -287,14 +287,16 @@ def find_places_in(con, text: str, cy: int) -> PlaceMatch:
     return find_places(text, book.localities(cy), book.county_areas(cy))
 
 
-def priced_places(con, text: str, codes: list[str] | tuple[str, ...], cys: list[int] | None = None):
+def priced_places(con, text: str, codes: list[str] | tuple[str, ...], cys: list[int] | None = None,
+                  modifier: str = ""):
     """For the chat: the places `text` names and, when it names any, the locality rows of `codes` in
     them (`locality_rows`, labels like "[PFS CY2026 RVU26C · GPCI2026 WA 02]"). Returns (PlaceMatch,
     LocalityResult or None); None means no place was named: answer with national rows, as before.
-    Places are looked up in the newest of `cys` (default: the newest CY with GPCIs)."""
+    Places are looked up in the newest of `cys` (default: the newest CY with GPCIs); `modifier` ("26", "TC")
+    prices that modifier's rows (a code without them keeps its base rows, noted)."""
     from carenav_core.pfs.locality import directory, locality_rows
     cy = max(cys) if cys else max(directory(con).gpci)
     match = find_places_in(con, text, cy)
     if not match.found:
         return match, None
-    return match, locality_rows(con, codes, cys=cys, places=[p.key for p in match.localities])
+    return match, locality_rows(con, codes, cys=cys, places=[p.key for p in match.localities], modifier=modifier)

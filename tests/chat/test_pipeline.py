@@ -225,3 +225,25 @@ def test_a_question_about_a_years_rule_says_when_no_excerpt_is_from_that_rule():
                     [cy2024, cy2024.replace("2024", "2026")])
     assert not note("What is the payment for 99490 in 2026?", [cy2024])      # a year, not a rule, is asked
     assert not note("What did CMS finalize about telehealth?", [cy2024])      # no year named
+
+
+@pytest.mark.parametrize("question", ["What does 71046-26 pay in 2026?", "What is the professional component of "
+                                      "71046 paid in 2026?", "What does 71046 pay with modifier 26 in Seattle in 2026?"])
+def test_a_modifier_in_the_question_answers_with_that_modifiers_row(backends, question):
+    """The chat fetches modifier rows only when asked; the professional component's own RVUs answer, not the
+    global code's (CMS PPRRVU rows 71046, 71046-26 and 71046-TC differ)."""
+    events = run(question, backends)
+    valuation = events[0]
+    focus = [r for r in valuation.rows if r.in_focus]
+    whole = next(r for r in valuation.rows if r.hcpcs == "71046" and not r.mod and r.cy == 2026 and not r.locality)
+    assert focus and all(r.hcpcs == "71046" and r.mod == "26" for r in focus) and valuation.plan.modifier == "26"
+    assert focus[0].total_nonfac < whole.total_nonfac and "modifier 26" in valuation.plan.summary()
+    assert f"71046-26 (" in prose(events) and f"${focus[0].payment_nonfac}" in prose(events)
+    assert not any(isinstance(e, WarningEvent) for e in events)
+
+
+def test_a_code_without_the_asked_modifier_says_so_and_answers_with_the_whole_code(backends):
+    events = run("What does 93000 pay with modifier 26 in 2026?", backends)
+    (warning,) = [e for e in events if isinstance(e, WarningEvent)]
+    assert warning.kind.value == "modifier_not_found" and "93000" in warning.message
+    assert all(not r.mod for r in events[0].rows if r.in_focus) and "93000 (" in prose(events)

@@ -141,3 +141,24 @@ def test_an_asked_year_without_a_row_is_said_with_the_years_held():
     assert "G0556 has fee schedule values only from CY2025" in note.message
     assert not missing_years_note(held, plan("What does G0556 pay in 2025?"))
     assert not missing_years_note(held, plan("What does G0556 pay?"))
+
+
+@pytest.mark.parametrize("question, modifier", [
+    ("What does 71046-26 pay?", "26"), ("71046 with modifier 26", "26"), ("What does 71046 TC pay?", "TC"),
+    ("professional component of 93306", "26"), ("technical component of 93306", "TC"), ("TC modifier for 71046", "TC"),
+    ("What does 99214 pay in 2026?", ""), ("G0556 26 times a year", ""), ("modifier 25 with 99214", ""),
+])
+def test_the_asked_payment_modifier(question, modifier):
+    assert plan(question).modifier == modifier
+
+
+def test_with_an_asked_modifier_its_rows_are_in_focus_and_figures_name_it():
+    p = plan("How has 71046-26 changed since 2025?")
+    rows = [make_row(hcpcs="71046", mod=mod, cy=cy, label=f"[PFS CY{cy} RVU{cy % 100}D]", total_nonfac=Decimal(t),
+                     total_fac=Decimal(t)) for cy in (2025, 2026) for mod, t in (("", "1.00"), ("26", "0.30"),
+                                                                                ("TC", "0.70"))]
+    focused = [r for r in mark_focus(rows, p) if r.in_focus]
+    assert {(r.mod, r.cy) for r in focused} == {("26", 2025), ("26", 2026)}
+    (change, *_) = compute_figures(mark_focus(rows, p), p)
+    assert change.codes == ("71046-26",) and change.label.startswith("[computed: 71046-26, ")
+    assert all(not r.mod for r in mark_focus(rows, plan("How has 71046 changed since 2025?")) if r.in_focus)
