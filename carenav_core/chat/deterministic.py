@@ -273,8 +273,11 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
 
 
 # "Which APCM level pays the most?": the answer names the code, not only the pairwise differences.
-_SUPERLATIVE = re.compile(r"\b(?:(?P<top>most|highest|largest|biggest|best[- ]paid|top)|"
-                          r"(?P<bottom>least|lowest|smallest|cheapest))\b", re.IGNORECASE)
+_SUPERLATIVE = re.compile(
+    r"\b(?:pays?|paid|payment|valued|worth|RVUs?)\s+(?:the\s+)?(?:(?P<top>most|highest|largest)|(?P<bottom>least|lowest))\b|"
+    r"\b(?:(?P<top2>highest|largest|biggest|most)|(?P<bottom2>lowest|smallest|least))\s+(?:\w+\s+){0,2}?"
+    r"(?:payments?|pay|rates?|RVUs?|amounts?|values?|valuation)\b|\b(?P<top3>best[- ]paid|most expensive)\b|"
+    r"\b(?P<bottom3>cheapest|least expensive)\b", re.IGNORECASE)
 
 
 def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
@@ -285,7 +288,7 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     years = {r.cy for r in focus}
     if not m or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
         return []
-    top, (year,) = bool(m.group("top")), years
+    top, (year,) = bool(m.group("top") or m.group("top2") or m.group("top3")), years
     said = []
     for where, field, kind in (("non-facility", "payment_nonfac", Setting.NON_FACILITY),
                                ("facility", "payment_fac", Setting.FACILITY)):

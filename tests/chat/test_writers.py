@@ -574,6 +574,9 @@ def test_which_code_pays_the_most_names_the_code_with_its_amount_and_row():
         "Of G0556, G0557 and G0558, G0556 has the lowest work RVU in CY2025, 0.25 [PFS CY2025 RVU25D G0556]."]
     tied = [replace(r, work_rvu=Decimal("0.25")) for r in levels]
     assert extreme_sentences(mark_focus(tied, plan), plan, question) == []      # a tie names no single code
+    for question in ("What is G0557 worth on top of G0556?", "What do most practices bill, G0556 or G0557?"):
+        plan = plan_question(question, detect(question), date(2026, 12, 1))
+        assert extreme_sentences(mark_focus(levels, plan), plan, question) == []    # no superlative asked
 
 
 def test_cms_reply_to_a_comment_is_looked_for_right_after_it():
