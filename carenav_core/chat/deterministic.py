@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Iterator, Sequence
 
@@ -18,7 +18,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.guard import check_sentence
-from carenav_core.chat.plan import COMMENTS, Intent, QuestionPlan, Setting, listed
+from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
@@ -45,6 +45,9 @@ _FOOTNOTE = re.compile(r"(?:(?<=[a-z,;)”\"])|(?<=[a-z)”\"]\.))\d{1,3}(?=\s|$
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]{2,}")
 _STOP = frozenset("what with from that this which have been were will would should could their there about "
                   "into under over more than does much other these those they them also such only how".split())
+# Short function words _words keeps (the quote scoring was tuned with them); a decision must match more than these.
+_FUNCTION_WORDS = frozenset("the and for are was can has had not its our may did who why all any but per each you "
+                            "say said think comment comments commenter commenters".split())
 # Words every paragraph of a PFS rule uses: they do not make a sentence about the question.
 _GENERIC = frozenset("care management services service payment payments medicare code codes valued value values "
                      "valuation rule final proposed physician practitioner patient patients cms".split())
@@ -232,7 +235,9 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
     if measure == "work_rvu":
         return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ')[0]} {row.label}."
     if measure == "total_rvu":
-        return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ', 1)[-1]} {row.label}."
+        totals = [f"a {where} total of {value} RVUs" for where, value in (("non-facility", row.total_nonfac),
+                                                                          ("facility", row.total_fac)) if value is not None]
+        return f"CY{row.cy} ({stage}): {_code(row, False)} has {' and '.join(totals) or 'no total RVUs'} {row.label}."
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]
@@ -275,15 +280,21 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
 # "Which APCM level pays the most?": the answer names the code, not only the pairwise differences.
 _SUPERLATIVE = re.compile(
     r"\b(?:pays?|paid|payment|valued|worth|RVUs?)\s+(?:the\s+)?(?:(?P<top>most|highest|largest)|(?P<bottom>least|lowest))\b|"
-    r"\b(?:(?P<top2>highest|largest|biggest|most)|(?P<bottom2>lowest|smallest|least))\s+(?:\w+\s+){0,2}?"
+    r"(?<!\bat )\b(?:(?P<top2>highest|largest|biggest|most(?! recent| common| likely))|"
+    r"(?P<bottom2>lowest|smallest|least))\s+(?:\w+\s+){0,2}?"
     r"(?:payments?|pay|rates?|RVUs?|amounts?|values?|valuation)\b|\b(?P<top3>best[- ]paid|most expensive)\b|"
     r"\b(?P<bottom3>cheapest|least expensive)\b", re.IGNORECASE)
+
+
+_WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECASE)
 
 
 def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
     """For a question asking which of several codes pays (or has) the most or least: per setting, the code
     with the highest (lowest) amount among the asked codes' newest final rows of one year, with that row's label."""
     m = _SUPERLATIVE.search(question)
+    if m and not (_WHICH.search(question) or Intent.COMPARE in plan.intents):
+        m = None                    # "What is the most recent payment for 99490 and 99491?" asks no ranking
     focus = newest_rows([r for r in rows if r.in_focus and not r.proposed])
     years = {r.cy for r in focus}
     if not m or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
@@ -302,9 +313,10 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
             continue                        # a tie names no single code
         codes = listed([_code(r, False) for r in priced])
         amount = getattr(best, field)
+        scope = f" ({best.locality}, GPCI-adjusted)" if best.locality and field != "work_rvu" else ""
         said.append(f"Of {codes}, {_code(best, False)} has the {'highest' if top else 'lowest'} {where} "
-                    + (f"payment in CY{year}, {_money(amount)}" if field != "work_rvu" else f"in CY{year}, {amount}")
-                    + f" {best.label}.")
+                    + (f"payment{scope} in CY{year}, {_money(amount)}" if field != "work_rvu"
+                       else f"in CY{year}, {amount}") + f" {best.label}.")
         if field == "work_rvu":
             break
     return said
@@ -385,14 +397,16 @@ _BASIS = re.compile(r"\b(?:crosswalk\w*|based (?:the \w+ )?on|equivalent|multipl
                     r"RUC[- ]recommend\w*|survey\w*|recommended|reference code|comparable to|minutes)\b", re.IGNORECASE)
 # A rule's procedural boilerplate answers no analyst's question, so it is not quoted: waivers of notice and
 # comment, good cause, effective dates, the statutes every rule recites.
-_BOILERPLATE = re.compile(r"\b(?:good cause|notice and comment|delayed effective date|waive (?:such|the|these) "
-                          r"requirements?|do not make substantive changes|Paperwork Reduction Act|Regulatory "
-                          r"Flexibility Act|Congressional Review Act)\b", re.IGNORECASE)
+_BOILERPLATE = re.compile(r"\b(?:good cause|waive\w* (?:the |such |these )?(?:notice|requirements?)|notice and comment "
+                          r"(?:requirements?|procedures?)|delayed effective date|do not make substantive changes|"
+                          r"Paperwork Reduction Act|Regulatory Flexibility Act|Congressional Review Act)\b",
+                          re.IGNORECASE)
 # ... unless the question asks about the procedure itself ("Did CMS waive notice and comment?")
 _ASKS_PROCEDURE = re.compile(r"\b(?:waiv\w*|good cause|notice and comment|effective date|procedur\w*|Paperwork|"
                              r"Regulatory Flexibility|Congressional Review)\b", re.IGNORECASE)
 # What a correction corrected, for a question asking it ("What did the correction notice fix?")
-_ASKS_CORRECTIONS = re.compile(r"\b(?:correct\w*|fix\w*|errors?|errata|erratum|typo\w*)\b", re.IGNORECASE)
+_ASKS_CORRECTIONS = re.compile(r"\b(?:correction\w*|corrected|corrects|correcting|fix|fixes|errors?|errata|"
+                               r"erratum|typo\w*)\b", re.IGNORECASE)
 _ERROR_TOLD = re.compile(r"\b(?:inadvertently|(?:typographical|technical) errors?|incorrect(?:ly)?|"
                          r"should have (?:read|been|stated)|we (?:are )?correct(?:ing|ed)?)\b", re.IGNORECASE)
 _RVU_VALUE = re.compile(r"\bwork RVUs? (?:of|for|to)\b|\b\d+\.\d{2}\b")
@@ -456,9 +470,12 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about + told
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
-    if terms.rules:     # "... in the CY 2022 rule": that rule answers, when it says anything quotable
+    if terms.rules and terms.rule_asked:    # "... in the CY 2022 rule": that rule answers, when it says anything
         asked = [c for c in found if any(rule in c.source.title for rule in terms.rules)]
         found = asked or found
+    elif terms.rules:                       # "... in 2025": that year's rule first
+        found = [replace(c, score=c.score + 2) if any(rule in c.source.title for rule in terms.rules) else c
+                 for c in found]
     return sorted(found, key=lambda c: (-c.score, c.position))
 
 
@@ -493,22 +510,26 @@ _DECISION = re.compile(r"\bafter (?:consideration|considering|reviewing) (?:of )
 _PLACE = re.compile(r"\[(\d+) FR (\d+) ¶(\d+)\]|\[FR Doc\. ([\d-]+) ¶(\d+)\]")
 
 
-def _place(label: str) -> tuple[str, int] | None:
-    """Where a paragraph sits in its document, in paragraphs: '[89 FR 97899 ¶10]' -> ('89', 9789910)."""
+def _place(label: str) -> tuple[str, str, int] | None:
+    """Where a paragraph sits in its document: ('page', volume, page * 100 + paragraph) for '[89 FR 97899 ¶10]',
+    ('paragraph', document, paragraph) for '[FR Doc. 2023-24184 ¶646]'."""
     m = _PLACE.match(label)
     if not m:
         return None
     if m.group(1):
-        return m.group(1), int(m.group(2)) * 100 + int(m.group(3))
-    return m.group(4), int(m.group(5))
+        return "page", m.group(1), int(m.group(2)) * 100 + int(m.group(3))
+    return "paragraph", m.group(4), int(m.group(5))
 
 
-def _near(here: tuple[str, int] | None, there: tuple[str, int] | None) -> bool:
+# How far after a comment CMS's reply may sit: the next page (page labels), or a dozen paragraphs
+_REPLY_WITHIN = {"page": 200, "paragraph": 12}
+
+
+def _near(here: tuple[str, str, int] | None, there: tuple[str, str, int] | None) -> bool:
     """Within a page or so of rule text after (or at) the quoted comment: CMS answers a comment right after it."""
-    if here is None or there is None or here[0] != there[0]:
+    if here is None or there is None or here[:2] != there[:2]:
         return False
-    gap = here[1] - there[1]
-    return 0 <= gap <= 200 if here[1] > 100000 else 0 <= gap <= 12
+    return 0 <= here[2] - there[2] <= _REPLY_WITHIN[here[0]]
 
 
 def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Terms, codes: set[str],
@@ -518,7 +539,7 @@ def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Term
     or code of the question."""
     titles = {c.source.title for c in said}
     heard = [_place(c.source.label) for c in said]
-    words = (terms.asked | terms.family) - _GENERIC
+    words = (terms.asked | terms.family) - _GENERIC - _FUNCTION_WORDS
     found = []
     for rank, source in enumerate(sources):
         if source.title not in titles or source.kind == DEFINITION_KIND:
@@ -549,6 +570,17 @@ def _comment_clause(question: str) -> str:
     return next((part for part in _CLAUSES.split(question) if COMMENTS.search(part)), "")
 
 
+# What a family's definition states about its codes, as a question asks it: "time", "minutes", "conditions".
+_DEFINED_ASPECTS = re.compile(r"\b(?:time|minutes?|how long|conditions?|months?|days?)\b", re.IGNORECASE)
+
+
+def _defined_aspect(prepared: Prepared) -> bool:
+    """Does the question ask about something the named family's definition states (the time, the conditions)?"""
+    asked = {m.group(0).lower().rstrip("s") for m in _DEFINED_ASPECTS.finditer(prepared.question)}
+    defined = " ".join(s.text.lower() for s in prepared.sources if s.kind == DEFINITION_KIND)
+    return bool(asked) and any(re.search(rf"\b{re.escape(word)}s?\b", defined) for word in asked)
+
+
 def _comments_first(prepared: Prepared) -> bool:
     """Does the question ask about comments before anything else ("Did commenters support ...?")?"""
     return prepared.plan.comments and _comment_clause(prepared.question) == \
@@ -563,6 +595,7 @@ class Terms:
     spelled: frozenset[str] = frozenset()   # acronyms the question's word runs would have ("rural health clinics": rhcs)
     acronyms: frozenset[str] = frozenset()  # acronyms the question writes ("RHC": rhc, rhcs)
     rules: frozenset[str] = frozenset()     # the rules of the years the question asks ("CY 2022"), as titles name them
+    rule_asked: bool = False                # the question names a rule document ("the CY 2022 rule"), not only a year
     corrections: bool = False               # the question asks what a correction corrected ("What did it fix?")
     procedure: bool = False                 # the question asks about rulemaking procedure (waivers, good cause)
 
@@ -573,6 +606,7 @@ def _terms(prepared: Prepared) -> Terms:
     return Terms(asked=frozenset(_words(prepared.question)), family=frozenset(family_words),
                  spelled=frozenset(initialisms(prepared.question)), acronyms=frozenset(acronyms(prepared.question)),
                  rules=frozenset(f"CY {year}" for year in prepared.plan.years),
+                 rule_asked=bool(ASKS_RULE.search(prepared.question)) or prepared.plan.comments,
                  corrections=bool(_ASKS_CORRECTIONS.search(prepared.question)),
                  procedure=bool(_ASKS_PROCEDURE.search(prepared.question)),
                  written=frozenset(prepared.plan.named_codes))
@@ -595,6 +629,12 @@ class DeterministicWriter:
             yield line + "\n"
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        if Intent.POLICY in prepared.plan.intents and _defined_aspect(prepared):
+            # "What is the time requirement for principal care management?": the family's definition says it
+            yield from self._definitions(prepared)
+            yield from self._how_valued(prepared, evidence)
+            yield from self._answer(prepared, evidence)
+            return
         if Intent.POLICY in prepared.plan.intents or _comments_first(prepared):  # the rule text answers it first
             yield from self._how_valued(prepared, evidence)
             yield from self._definitions(prepared)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-import re
 import time
 import unicodedata
 from datetime import date
@@ -25,7 +24,7 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, ProgressEvent, Sourc
                                       ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.figures import compute_figures
-from carenav_core.chat.plan import Intent, QuestionPlan, listed, plan_question
+from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -107,25 +106,30 @@ def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> t
 
 def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
     """An asked year an asked code has no row for ("What does G0556 pay in 2019?") is said, with the years the
-    data hold for it, so the newest row shown instead is not read as the asked year's."""
-    notes = []
+    data hold for it, so the newest row shown instead is not read as the asked year's. Codes in the same case
+    (a family's members) share one sentence."""
+    cases: dict[str, list[str]] = {}
     for code in plan.focus_codes:
         held = sorted({r.cy for r in rows if r.hcpcs == code})
         if not held:
             continue                # no row at all: the unpriced sentence says so
         missing = [y for y in plan.years if y not in held]
-        instead = ", so its newest values are shown instead" if len(missing) == len(plan.years) else ""
+        years = " or ".join(f"CY{y}" for y in missing)
+        instead = ", so the newest values are shown instead" if len(missing) == len(plan.years) else ""
         if missing and all(y > held[-1] for y in missing):          # a year after the newest release
-            notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (its newest "
-                         f"are CY{held[-1]}){instead}")
+            case = f"No {years} fee schedule values for {{codes}} (the newest are CY{held[-1]}){instead}"
         elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
             span = f"CY{held[0]}" if len(held) == 1 else f"CY{held[0]} to CY{held[-1]}"
-            notes.append(f"No {' or '.join(f'CY{y}' for y in missing)} fee schedule values for {code} (the data "
-                         f"hold it for {span}){instead}")
+            case = f"No {years} fee schedule values for {{codes}} (the data hold {{them}} for {span}){instead}"
         elif plan.since is not None and held[0] > plan.since:
-            notes.append(f"{code} has fee schedule values only from CY{held[0]} (asked: since CY{plan.since})")
-    if not notes:
+            case = f"{{codes}} {{have}} fee schedule values only from CY{held[0]} (asked: since CY{plan.since})"
+        else:
+            continue
+        cases.setdefault(case, []).append(code)
+    if not cases:
         return ()
+    notes = [case.format(codes=listed(codes), them="it" if len(codes) == 1 else "them",
+                         have="has" if len(codes) == 1 else "have") for case, codes in cases.items()]
     return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + "."),)
 
 
@@ -229,15 +233,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 
-# The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
-_ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
-
-
 def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -> tuple[WarningEvent, ...]:
     """A question about a named year's rule whose retrieved excerpts are all from other years' rules says so,
     so an excerpt of the CY 2024 rule is not read as the CY 2026 rule's (the corpus may not hold that rule)."""
     rules = [s for s in sources if s.kind != DEFINITION_KIND]
-    if not plan.years or not rules or not _ASKS_RULE.search(text) or \
+    if not plan.years or not rules or not ASKS_RULE.search(text) or \
             any(f"CY {year}" in s.title for s in rules for year in plan.years):
         return ()
     asked = " or ".join(f"CY {year}" for year in plan.years)

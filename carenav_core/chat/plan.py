@@ -41,8 +41,15 @@ _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
                          r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
-_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payable|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
+_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
                      r"fees|price|priced|cost|allowed)\b", re.IGNORECASE)
+# "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
+# is billed the same month?" is a rule question.
+_PAYABLE = re.compile(r"\bpayable\b", re.IGNORECASE)
+_QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|concurrent\w*|together|alongside|"
+                        r"billed|unless|if)\b", re.IGNORECASE)
+# The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
+ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
@@ -172,8 +179,8 @@ def _setting(text: str) -> Setting:
 
 
 # What a "What is/are the ... of X?" asks about when it is not what X is: a rule about it.
-_ASPECT = re.compile(r"\b(?:requirements?|required|rules?|conditions?|criteria|limits?|limitations?|restrictions?|"
-                     r"consent|time|minutes|documentation|supervision|policy|policies|eligib\w*|frequency|"
+_ASPECT = re.compile(r"\b(?:requirements?|required|rules?|criteria|limits?|limitations?|restrictions?|"
+                     r"consent|documentation|supervision|policy|policies|eligib\w*|frequency|"
                      r"thresholds?|elements?|standards?|exceptions?|deadlines?|process|billing|modifiers?)\b",
                      re.IGNORECASE)
 
@@ -236,7 +243,8 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text):
         found.append(Intent.HOW_VALUED)
-    if _LOOKUP.search(text) or (not found and not _POLICY_ASK.search(text) and not _topical(text)):
+    if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
+            (not found and not _POLICY_ASK.search(text) and not _topical(text)):
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
         found.append(Intent.POLICY)

@@ -50,6 +50,7 @@ def test_family_question_is_a_definition_of_the_family_members():
     ("What is the time requirement for principal care management?", False),
     ("What are the billing rules for transitional care management?", False),
     ("What are the concurrent billing restrictions on G0557?", False),
+    ("What is CCM for patients with multiple chronic conditions?", True),
 ])
 def test_what_is_asks_what_a_code_is_but_what_are_its_requirements_asks_a_rule(question, defines):
     p = plan(question)
@@ -136,11 +137,15 @@ def test_an_asked_year_without_a_row_is_said_with_the_years_held():
     assert note.kind is WarningKind.YEAR_NOT_FOUND
     assert note.message.startswith("No CY2019 fee schedule values for G0556 (the data hold it for CY2025 to CY2026)")
     (note,) = missing_years_note(held, plan("What will G0556 pay in 2030?"))
-    assert "No CY2030 fee schedule values for G0556 (its newest are CY2026)" in note.message
+    assert "No CY2030 fee schedule values for G0556 (the newest are CY2026)" in note.message
     (note,) = missing_years_note(held, plan("How has G0556 been paid since 2021?"))
     assert "G0556 has fee schedule values only from CY2025" in note.message
     assert not missing_years_note(held, plan("What does G0556 pay in 2025?"))
     assert not missing_years_note(held, plan("What does G0556 pay?"))
+    family = held + [make_row(hcpcs="G0557", cy=cy) for cy in (2025, 2026)]
+    (note,) = missing_years_note(family, plan("What does APCM pay in 2019?"))
+    assert note.message.startswith("No CY2019 fee schedule values for G0556 and G0557 (the data hold them for "
+                                   "CY2025 to CY2026)")
 
 
 @pytest.mark.parametrize("question, modifier", [
@@ -162,3 +167,13 @@ def test_with_an_asked_modifier_its_rows_are_in_focus_and_figures_name_it():
     (change, *_) = compute_figures(mark_focus(rows, p), p)
     assert change.codes == ("71046-26",) and change.label.startswith("[computed: 71046-26, ")
     assert all(not r.mod for r in mark_focus(rows, plan("How has 71046 changed since 2025?")) if r.in_focus)
+
+
+
+@pytest.mark.parametrize("question, lookup", [
+    ("Is 99439 payable in a facility setting?", True), ("Is G0556 payable?", True),
+    ("Is G0556 payable when CCM is billed the same month?", False), ("Is G2211 payable with modifier 25?", False),
+    ("Is 99439 payable with 99490 in the same month?", False)])
+def test_payable_is_a_lookup_unless_the_question_sets_a_condition(question, lookup):
+    p = plan(question)
+    assert (Intent.LOOKUP in p.intents) is lookup and (Intent.POLICY in p.intents) is not lookup

@@ -581,7 +581,9 @@ def test_which_code_pays_the_most_names_the_code_with_its_amount_and_row():
 
 def test_cms_reply_to_a_comment_is_looked_for_right_after_it():
     from carenav_core.chat.deterministic import _near, _place
-    assert _place("[89 FR 97899 ¶10]") == ("89", 9789910) and _place("[FR Doc. 2023-24184 ¶646]") == ("2023-24184", 646)
+    assert _place("[89 FR 97899 ¶10]") == ("page", "89", 9789910)
+    assert _place("[FR Doc. 2023-24184 ¶646]") == ("paragraph", "2023-24184", 646)
+    assert _near(_place("[90 FR 513 ¶2]"), _place("[90 FR 512 ¶3]"))             # a low page is still a page
     assert _near(_place("[89 FR 97900 ¶5]"), _place("[89 FR 97899 ¶10]"))
     assert not _near(_place("[89 FR 97871 ¶7]"), _place("[89 FR 97899 ¶10]"))      # before the comment
     assert not _near(_place("[86 FR 97900 ¶5]"), _place("[89 FR 97899 ¶10]"))      # another rule
@@ -608,3 +610,51 @@ def test_a_surgical_global_period_and_a_non_facility_na_are_stated_with_the_row(
     _, text = _answer_to("What is the global period for 27447?", (), rows=(knee,))
     assert "global period 090 (90 post-operative days)" in text          # 90 is the row's own number
     assert "the file marks its non-facility PE NA" in text
+
+
+def test_a_question_asking_about_comments_first_gets_their_views_then_cms_decision_then_cms_other_text():
+    """"Did commenters support ...?": commenters lead; CMS's decision on them (the paragraph right after) leads
+    what CMS said, before CMS's other sentences; a decision far from the comments does not."""
+    background = replace(SUPPORTED, label="[86 FR 65117 ¶3]", role="cms_text", text=(
+        "We proposed to accept the RUC-recommended values for the chronic care management codes in CY 2022."))
+    far = replace(FINALIZED, label="[86 FR 65110 ¶2]", text=(
+        "After consideration of the comments, we are finalizing the chronic care management consent policy."))
+    _, text = _answer_to(SUPPORT_QUESTION, (background, far, SUPPORTED, FINALIZED))
+    said, cms = text.index("What commenters said"), text.index("What CMS said:")
+    assert said < cms
+    quotes = [line for line in text[cms:].splitlines() if line.startswith("- CMS wrote")]
+    assert "[86 FR 65118 ¶4]" in quotes[0]                       # the decision right after the comments, first
+    assert "What CMS decided after the comments" not in text
+    _, text = _answer_to("How were the chronic care management codes valued in the CY 2022 rule, and did commenters "
+                         "support it?", (background, SUPPORTED, FINALIZED))
+    assert text.index("What CMS said:") < text.index("What commenters said") < \
+        text.index("What CMS decided after the comments")
+
+
+def test_a_year_named_without_a_rule_prefers_that_years_rule_but_keeps_the_others():
+    newer = replace(EXCERPT, label="[89 FR 97900 ¶8]", text=(
+        "In this rule we compared CPT code 99490 with the new advanced primary care codes for valuation."))
+    older = replace(EXCERPT, label="[86 FR 65117 ¶10]", **CY2022,
+                    text="We accepted the recommended work value of CPT code 99490 after reviewing the survey data.")
+    _, text = _answer_to("How was 99490 valued in 2022?", (newer, older))
+    assert text.index("[86 FR 65117 ¶10]") < text.index("[89 FR 97900 ¶8]")
+
+
+@pytest.mark.parametrize("question", [
+    "Do G0556 and G0557 each require at least 20 minutes?", "What is the most recent payment for G0556 and G0557?",
+    "What is G0557 worth on top of G0556?"])
+def test_no_ranking_sentence_for_questions_that_ask_no_ranking(question):
+    from carenav_core.chat.deterministic import extreme_sentences
+    from carenav_core.chat.pipeline import mark_focus
+    rows = [make_row(hcpcs=c, total_nonfac=Decimal(t), label=f"[PFS CY2025 RVU25D {c}]")
+            for c, t in (("G0556", "0.47"), ("G0557", "1.66"))]
+    plan = plan_question(question, detect(question), date(2026, 12, 1))
+    assert extreme_sentences(mark_focus(rows, plan), plan, question) == []
+
+
+def test_notice_and_comment_rulemaking_in_substance_is_quoted_only_waivers_are_boilerplate():
+    rfi = replace(EXCERPT, label="[89 FR 97902 ¶3]", codes=(), text=(
+        "This Advanced Primary Care RFI is the first step, followed by notice and comment rulemaking on hybrid "
+        "payment for advanced primary care in subsequent years."))
+    _, text = _answer_to("What comes after the advanced primary care hybrid payment RFI?", (rfi,))
+    assert "[89 FR 97902 ¶3]" in text
