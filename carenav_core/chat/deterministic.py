@@ -88,22 +88,12 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
 
 
-# A part of the valuation the row sentence states only when asked ("What is the malpractice RVU of 99214?").
-_ASKS_PE = re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)
-_ASKS_MP = re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)
-_ASKS_GLOBAL = re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b", re.IGNORECASE)
 # The PFS global period codes (CMS PPRRVU file layout): the number of post-operative days, or what the letters mean.
 GLOBAL_MEANINGS = {"000": "0 post-operative days", "010": "10 post-operative days", "090": "90 post-operative days",
                    "MMM": "maternity care (global period does not apply in the usual way)",
                    "XXX": "the global period concept does not apply",
                    "YYY": "the contractor sets the global period", "ZZZ": "code related to another service, "
                    "within its global period"}
-
-
-def asked_parts(question: str) -> frozenset[str]:
-    """Which parts of a row the question names beyond the usual work RVU, totals and payments."""
-    return frozenset(part for part, asks in (("pe", _ASKS_PE), ("mp", _ASKS_MP), ("global", _ASKS_GLOBAL))
-                     if asks.search(question))
 
 
 def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) -> str:
@@ -119,11 +109,6 @@ def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) ->
     if "global" in parts and row.global_days:
         said.append(f"global period {row.global_days} ({GLOBAL_MEANINGS.get(row.global_days, 'as the file gives it')})")
     return ", ".join(said) + ", " if said else ""
-
-
-# The question asks whether a code is paid at all ("Is 99439 payable in a facility?"): the row's status answers.
-ASKS_STATUS = re.compile(r"\b(?:payable|covered|coverage|non-?covered|bundled|status|separately (?:paid|payable)|"
-                         r"billable)\b", re.IGNORECASE)
 
 
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
@@ -651,7 +636,7 @@ class DeterministicWriter:
         if Intent.TREND in plan.intents:
             yield from ("- " + year_line(r, plan.setting, plan.measure) for r in _focus_rows(rows, plan))
         else:
-            status, parts = bool(ASKS_STATUS.search(prepared.question)), asked_parts(prepared.question)
+            status, parts = "status" in plan.parts, frozenset(plan.parts)
             for row in _focus_rows(rows, plan):
                 sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts)
                 yield "- " + (sentence if passes_guard(sentence, evidence) else

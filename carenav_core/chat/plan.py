@@ -97,6 +97,7 @@ class QuestionPlan:
     ambiguous_place: bool = False        # the place named matches several localities: all are shown
     comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
     modifier: str = ""                   # a payment modifier asked ("71046-26", "professional component"): its rows
+    parts: tuple[str, ...] = ()          # parts of a row asked beyond RVUs and payments: status, pe, mp, global
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -129,8 +130,9 @@ class QuestionPlan:
                      + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
         said = "with what commenters said" if self.comments else ""
         modifier = f"modifier {self.modifier} rows" if self.modifier else ""
-        return "; ".join(part for part in (self._what(), modifier, said, where, self._when(), self.setting.value)
-                         if part)
+        parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
+        return "; ".join(part for part in (self._what(), modifier, parts, said, where, self._when(),
+                                           self.setting.value) if part)
 
     def _what(self) -> str:
         codes = list(self.focus_codes)
@@ -189,6 +191,21 @@ _ASPECT = re.compile(r"\b(?:requirements?|required|rules?|criteria|limits?|limit
 _MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z](?:-(?P<after>26|TC|53)|\s(?P<tc>TC))\b|\bmodifiers?\s*-?\s*(?P<named>26|TC|53)\b|"
                        r"\b(?P<before>26|TC)[-\s]modifier\b", re.IGNORECASE)
 _COMPONENT = {"professional component": "26", "technical component": "TC"}
+
+
+# Parts of a row a question asks about beyond work RVU, totals and payments ("What is the malpractice RVU of
+# 99214?", "Is 99439 payable in a facility?"): the answer states them.
+_PARTS = (("status", re.compile(r"\b(?:payable|covered|coverage|non-?covered|bundled|status|separately "
+                                r"(?:paid|payable)|billable)\b", re.IGNORECASE)),
+          ("pe", re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)),
+          ("mp", re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)),
+          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b", re.IGNORECASE)))
+_PART_NAMES = {"status": "PFS status", "pe": "PE RVUs", "mp": "malpractice RVU", "global": "global period"}
+
+
+def asked_parts(text: str) -> tuple[str, ...]:
+    """The parts of a row the question names ('status', 'pe', 'mp', 'global'), in that order."""
+    return tuple(part for part, asks in _PARTS if asks.search(text))
 
 
 def asked_modifier(text: str) -> str:
@@ -276,4 +293,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since), measure=measure,
-                        comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text))
+                        comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
+                        parts=asked_parts(text))

@@ -177,3 +177,9 @@ def test_with_an_asked_modifier_its_rows_are_in_focus_and_figures_name_it():
 def test_payable_is_a_lookup_unless_the_question_sets_a_condition(question, lookup):
     p = plan(question)
     assert (Intent.LOOKUP in p.intents) is lookup and (Intent.POLICY in p.intents) is not lookup
+
+
+def test_the_parts_of_a_row_asked_are_in_the_plan_and_its_summary():
+    p = plan("What are the global days and PE RVUs for 27447, and is it payable?")
+    assert p.parts == ("status", "pe", "global") and "asks for the PFS status, PE RVUs and global period" in p.summary()
+    assert plan("What does 99214 pay?").parts == ()
