@@ -220,8 +220,8 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
     if measure == "work_rvu":
         return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ')[0]} {row.label}."
     if measure == "total_rvu":
-        totals = [f"a {where} total of {value} RVUs" for where, value in (("non-facility", row.total_nonfac),
-                                                                          ("facility", row.total_fac)) if value is not None]
+        totals = [f"a {where} total of {value} RVUs" for where, value in
+                  (("non-facility", row.total_nonfac), ("facility", row.total_fac)) if value is not None]
         return f"CY{row.cy} ({stage}): {_code(row, False)} has {' and '.join(totals) or 'no total RVUs'} {row.label}."
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
@@ -264,7 +264,8 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
 
 # "Which APCM level pays the most?": the answer names the code, not only the pairwise differences.
 _SUPERLATIVE = re.compile(
-    r"\b(?:pays?|paid|payment|valued|worth|RVUs?)\s+(?:the\s+)?(?:(?P<top>most|highest|largest)|(?P<bottom>least|lowest))\b|"
+    r"\b(?:pays?|paid|payment|valued|worth|RVUs?)\s+(?:the\s+)?"
+    r"(?:(?P<top>most|highest|largest)|(?P<bottom>least|lowest))\b|"
     r"(?<!\bat )\b(?:(?P<top2>highest|largest|biggest|most(?! recent| common| likely))|"
     r"(?P<bottom2>lowest|smallest|least))\s+(?:\w+\s+){0,2}?"
     r"(?:payments?|pay|rates?|RVUs?|amounts?|values?|valuation)\b|\b(?P<top3>best[- ]paid|most expensive)\b|"

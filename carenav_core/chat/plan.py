@@ -188,8 +188,8 @@ _ASPECT = re.compile(r"\b(?:requirements?|required|rules?|criteria|limits?|limit
 
 
 # A modifier with its own RVU row: "71046-26", "modifier 26", "71046 TC", "the professional component".
-_MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z](?:-(?P<after>26|TC|53)|\s(?P<tc>TC))\b|\bmodifiers?\s*-?\s*(?P<named>26|TC|53)\b|"
-                       r"\b(?P<before>26|TC)[-\s]modifier\b", re.IGNORECASE)
+_MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z](?:-(?P<after>26|TC|53)|\s(?P<tc>TC))\b|"
+                       r"\bmodifiers?\s*-?\s*(?P<named>26|TC|53)\b|\b(?P<before>26|TC)[-\s]modifier\b", re.IGNORECASE)
 _COMPONENT = {"professional component": "26", "technical component": "TC"}
 
 
