@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+import re
 import time
 import unicodedata
 from datetime import date
@@ -233,16 +234,25 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 
+# Which kind of rule document a question names, as Source.kind writes it.
+_RULE_KINDS = ((re.compile(r"\b(?:proposed rule|NPRM|proposal)\b", re.IGNORECASE), "proposed rule"),
+               (re.compile(r"\bfinal rule\b", re.IGNORECASE), "final rule"),
+               (re.compile(r"\bcorrect(?:ion|ing)\b", re.IGNORECASE), "correction"))
+
+
 def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -> tuple[WarningEvent, ...]:
-    """A question about a named year's rule whose retrieved excerpts are all from other years' rules says so,
-    so an excerpt of the CY 2024 rule is not read as the CY 2026 rule's (the corpus may not hold that rule)."""
+    """A question about a named year's rule ("the CY 2026 rule", "the CY 2025 proposed rule") whose retrieved
+    excerpts all come from other rules says so, so an excerpt of the CY 2024 rule (or the final rule's account of
+    a proposal) is not read as the asked rule's own text (the corpus may not hold that rule)."""
     rules = [s for s in sources if s.kind != DEFINITION_KIND]
-    if not plan.years or not rules or not ASKS_RULE.search(text) or \
-            any(f"CY {year}" in s.title for s in rules for year in plan.years):
+    if not plan.years or not rules or not ASKS_RULE.search(text):
         return ()
-    asked = " or ".join(f"CY {year}" for year in plan.years)
+    kind = next((kind for pattern, kind in _RULE_KINDS if pattern.search(text)), "")
+    if any(f"CY {year}" in s.title and (not kind or s.kind == kind) for s in rules for year in plan.years):
+        return ()
+    asked = " or ".join(f"CY {year}" for year in plan.years) + (f" {kind}" if kind else " rule")
     return (WarningEvent(kind=WarningKind.OTHER_RULES, message=f"None of the retrieved rule text is from the "
-                         f"{asked} rule: the excerpts below come from other years' rules."),)
+                         f"{asked}: the excerpts below come from other rules."),)
 
 
 def _indexing_note(backends: Backends) -> tuple[WarningEvent, ...]:

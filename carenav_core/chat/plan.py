@@ -42,7 +42,7 @@ _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
                          r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
-                     r"fees|price|priced|cost|allowed)\b", re.IGNORECASE)
+                     r"fees|price|priced|cost|allowed|worth)\b", re.IGNORECASE)
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
 # is billed the same month?" is a rule question.
 _PAYABLE = re.compile(r"\bpayable\b", re.IGNORECASE)
@@ -60,7 +60,7 @@ COMMENTS = re.compile(r"\b(?:comments?|commenters?|commented|commenting|stakehol
                        r"(?<!\bas )opposed?|opposition)\b", re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
-_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee)", re.IGNORECASE)
+_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth)", re.IGNORECASE)
 
 
 class Intent(StrEnum):
@@ -268,6 +268,17 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -
     return tuple(dict.fromkeys(found))
 
 
+_LEVEL = re.compile(r"\b(?:level|lvl|tier)\s*([1-9])\b", re.IGNORECASE)
+
+
+def _levels_asked(text: str, detection: Detection) -> tuple[str, ...]:
+    """'APCM level 2' asks about G0557 alone: the named family's members at the levels written ((): none)."""
+    by_key = {f.key: f for f in load_families()}
+    levels = [int(m.group(1)) for m in _LEVEL.finditer(text)]
+    return tuple(dict.fromkeys(by_key[key].levels[n - 1] for key in detection.families for n in levels
+                               if n <= len(by_key[key].levels)))
+
+
 def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     """Read one question (already cleaned) and its detected codes into a QuestionPlan.
 
@@ -286,7 +297,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
             return upper.find(filled[code]), code
         return own, ""
     named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=place))
-    family = tuple(c for c in detection.codes if c not in detection.explicit)
+    family = _levels_asked(text, detection) or tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
     measure = "payment" if _LOOKUP.search(text) else (
         "work_rvu" if _MEASURE_WORK.search(text) else "total_rvu" if _MEASURE_TOTAL.search(text) else "payment")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from carenav_core.errors import ConfigError
 from carenav_core.settings import PROJECT_ROOT
@@ -24,6 +24,14 @@ class _FamilyEntry(BaseModel):
     reference: str = Field(pattern=r"^https://", description="Address of the text defining the family.")
     definition: str = Field("", description="One sentence saying what the codes are, from the reference.")
     payment_unit: str = Field("per service", description="What one payment covers, e.g. 'per calendar month'.")
+    levels: list[str] = Field([], description="Member codes by level as the reference numbers them (level 1 first).")
+
+    @model_validator(mode="after")
+    def _levels_are_members(self) -> "_FamilyEntry":
+        stray = [c for c in self.levels if c not in self.codes]
+        if stray:
+            raise ValueError(f"levels name codes that are not members: {stray}")
+        return self
 
     @field_validator("codes")
     @classmethod
@@ -45,6 +53,7 @@ class Family:
     reference: str
     definition: str = ""
     payment_unit: str = "per service"
+    levels: tuple[str, ...] = ()     # "APCM level 2" is levels[1]
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -64,7 +73,7 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
             raise ConfigError(f"{source}: family {key}: {exc}") from exc
         families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
                                codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition,
-                               payment_unit=parsed.payment_unit))
+                               payment_unit=parsed.payment_unit, levels=tuple(parsed.levels)))
     return tuple(families)
 
 

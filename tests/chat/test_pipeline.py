@@ -225,6 +225,10 @@ def test_a_question_about_a_years_rule_says_when_no_excerpt_is_from_that_rule():
                     [cy2024, cy2024.replace("2024", "2026")])
     assert not note("What is the payment for 99490 in 2026?", [cy2024])      # a year, not a rule, is asked
     assert not note("What did CMS finalize about telehealth?", [cy2024])      # no year named
+    final2025 = cy2024.replace("2024", "2025")
+    (warning,) = note("What did the CY 2025 proposed rule say about G0556?", [final2025])
+    assert "from the CY 2025 proposed rule: the excerpts below come from other rules" in warning.message
+    assert not note("What did the CY 2025 final rule say about G0556?", [final2025])
 
 
 @pytest.mark.parametrize("question", ["What does 71046-26 pay in 2026?", "What is the professional component of "

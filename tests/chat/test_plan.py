@@ -183,3 +183,14 @@ def test_the_parts_of_a_row_asked_are_in_the_plan_and_its_summary():
     p = plan("What are the global days and PE RVUs for 27447, and is it payable?")
     assert p.parts == ("status", "pe", "global") and "asks for the PFS status, PE RVUs and global period" in p.summary()
     assert plan("What does 99214 pay?").parts == ()
+
+
+@pytest.mark.parametrize("question, focus", [
+    ("What's APCM level 2 worth?", ("G0557",)), ("Compare APCM level 1 and level 3 in 2026", ("G0556", "G0558")),
+    ("How was Level 3 APCM valued?", ("G0558",)), ("What is APCM?", ("G0556", "G0557", "G0558")),
+    ("chronic care management level 2", ("99437", "99439", "99487", "99489", "99490", "99491")),   # no levels
+])
+def test_a_family_level_asked_is_that_member(question, focus):
+    p = plan(question)
+    assert p.focus_codes == focus and p.named_codes == ()
+    assert Intent.LOOKUP in plan("What's APCM level 2 worth?").intents

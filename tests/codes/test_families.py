@@ -31,3 +31,13 @@ def test_every_member_code_exists_in_loaded_data(fee_db):
 def test_registry_validation(toml, words):
     with pytest.raises(ConfigError, match=words):
         parse_families(toml)
+
+
+def test_family_levels_must_be_members():
+    from carenav_core.codes.families import parse_families
+    from carenav_core.errors import ConfigError
+    entry = ('[family.X]\nname = "X"\nsynonyms = ["X"]\ncodes = ["G0556", "G0557"]\n'
+             'reference = "https://example.org"\n')
+    assert parse_families(entry + 'levels = ["G0556", "G0557"]\n')[0].levels == ("G0556", "G0557")
+    with pytest.raises(ConfigError, match="not members"):
+        parse_families(entry + 'levels = ["G0558"]\n')
