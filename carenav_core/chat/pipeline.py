@@ -107,8 +107,8 @@ def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> t
 
 def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
     """An asked year an asked code has no row for ("What does G0556 pay in 2019?") is said, with the years the
-    data hold for it, so the newest row shown instead is not read as the asked year's. Codes in the same case
-    (a family's members) share one sentence."""
+    data hold for it, so the newest row shown instead is not read as the asked year's; likewise a proposed rule
+    asked with no proposed-rule row loaded. Codes in the same case (a family's members) share one sentence."""
     cases: dict[str, list[str]] = {}
     for code in plan.focus_codes:
         held = sorted({r.cy for r in rows if r.hcpcs == code})
@@ -124,6 +124,11 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
             case = f"No {years} fee schedule values for {{codes}} (the data hold {{them}} for {span}){instead}"
         elif plan.since is not None and held[0] > plan.since:
             case = f"{{codes}} {{have}} fee schedule values only from CY{held[0]} (asked: since CY{plan.since})"
+        elif plan.proposed and not any(r.hcpcs == code and r.proposed and (not plan.years or r.cy in plan.years)
+                                       for r in rows):     # "the CY 2025 proposed rule": no proposed-rule row loaded
+            years = " or ".join(f"CY{y}" for y in plan.years)
+            case = f"No {years + ' ' if years else ''}proposed-rule values for {{codes}} in the fee schedule data, so " \
+                   f"the final values are shown"
         else:
             continue
         cases.setdefault(case, []).append(code)

@@ -142,6 +142,10 @@ def test_an_asked_year_without_a_row_is_said_with_the_years_held():
     assert "G0556 has fee schedule values only from CY2025" in note.message
     assert not missing_years_note(held, plan("What does G0556 pay in 2025?"))
     assert not missing_years_note(held, plan("What does G0556 pay?"))
+    (note,) = missing_years_note(held, plan("What did the CY 2025 proposed rule set for G0556?"))
+    assert "No CY2025 proposed-rule values for G0556 in the fee schedule data, so the final values" in note.message
+    proposed = held + [make_row(cy=2025, proposed=True, label="[CY2025 NPRM Addendum B]")]
+    assert not missing_years_note(proposed, plan("What did the CY 2025 proposed rule set for G0556?"))
     family = held + [make_row(hcpcs="G0557", cy=cy) for cy in (2025, 2026)]
     (note,) = missing_years_note(family, plan("What does APCM pay in 2019?"))
     assert note.message.startswith("No CY2019 fee schedule values for G0556 and G0557 (the data hold them for "
