@@ -484,10 +484,6 @@ def _chosen(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> 
     return chosen
 
 
-def _pick(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[str]:
-    return [_quote(c.text, c.source, c.commenters) for c in _chosen(candidates, limit, taken)]
-
-
 # CMS deciding after the comments: "After consideration of the comments, we are finalizing the proposed values ..."
 _DECISION = re.compile(r"\bafter (?:consideration|considering|reviewing) (?:of )?(?:the )?(?:public )?comments\b|"
                        r"\bwe are (?:not )?finalizing\b", re.IGNORECASE)

@@ -12,7 +12,7 @@ from itertools import pairwise
 from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import ValuationRow, modifier_rows
 
 CENT = Decimal("0.01")
 TENTH = Decimal("0.1")
@@ -107,19 +107,12 @@ def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[Valu
     return figures
 
 
-def _base_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[ValuationRow]:
-    """The rows figures use: of the asked modifier for a code that has them ("71046-26"), else without one."""
-    rows = list(rows)
-    priced = {r.hcpcs for r in rows if plan.modifier and r.mod == plan.modifier}
-    return [r for r in rows if r.mod == (plan.modifier if r.hcpcs in priced else "")]
-
-
 def _name(row: ValuationRow) -> str:
     return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
 
 
 def _by_code_and_vintage(rows: Sequence[ValuationRow], plan: QuestionPlan) -> dict[tuple[str, str], ValuationRow]:
-    return {(r.hcpcs, r.label): r for r in _base_rows(rows, plan)}
+    return {(r.hcpcs, r.label): r for r in modifier_rows(rows, plan.modifier)}
 
 
 def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -140,14 +133,14 @@ def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
 def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """Per focus code: first asked final year to last, each consecutive step, and final → proposed."""
     figures = []
+    priced = modifier_rows(rows, plan.modifier)      # "71046-26": that modifier's rows, else the whole code's
     for code in plan.focus_codes:
-        finals = sorted((r for r in _base_rows(rows, plan) if r.hcpcs == code and r.in_focus and not r.proposed),
-                        key=lambda r: r.cy)
+        finals = sorted((r for r in priced if r.hcpcs == code and r.in_focus and not r.proposed), key=lambda r: r.cy)
         steps = list(pairwise(finals))
         if len(finals) > 2:
             steps.insert(0, (finals[0], finals[-1]))
-        proposed = [r for r in _base_rows(rows, plan) if r.hcpcs == code and r.proposed and r.in_focus]
-        newest = [r for r in _base_rows(rows, plan) if r.hcpcs == code and not r.proposed]
+        proposed = [r for r in priced if r.hcpcs == code and r.proposed and r.in_focus]
+        newest = [r for r in priced if r.hcpcs == code and not r.proposed]
         if proposed and newest:
             steps.append((max(newest, key=lambda r: r.cy), proposed[0]))
         for before, after in steps:

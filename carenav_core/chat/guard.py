@@ -26,7 +26,7 @@ from carenav_core.chat.evidence import CITATION, Evidence, build_evidence, label
 from carenav_core.chat.quantities import LIST_MARKER, VALUE_WORDS, masked, quantities
 from carenav_core.chat.sentences import sentence_end
 from carenav_core.chat.speakers import split_voices
-from carenav_core.chat.support import SUPPORT_SHARE, content_words, states_fact, support
+from carenav_core.chat.support import SUPPORT_SHARE, states_fact, support
 from carenav_core.pfs.rows import ValuationRow
 
 log = logging.getLogger(__name__)

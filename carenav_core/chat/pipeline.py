@@ -36,7 +36,7 @@ from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.places import priced_places
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import value
 from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
@@ -76,19 +76,19 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
     modifier ("71046-26") a code's rows of that modifier are the ones in focus (its global rows when it has none);
     without one, rows without a modifier."""
     named = set(plan.focus_codes)
-    priced = {r.hcpcs for r in rows if plan.modifier and r.mod == plan.modifier}
-    rows = [r for r in rows if r.mod == (plan.modifier if r.hcpcs in priced else "")] + \
-        [r for r in rows if r.mod != (plan.modifier if r.hcpcs in priced else "")]     # the asked rows first
+    asked = modifier_rows(rows, plan.modifier)
+    chosen = {id(r) for r in asked}
+    rows = asked + [r for r in rows if id(r) not in chosen]          # the asked modifier's rows first
     newest: dict[str, int] = {}
     for row in rows:
         if not row.proposed:
             newest[row.hcpcs] = max(newest.get(row.hcpcs, 0), row.cy)
-    flags = [(r.hcpcs in named, r.hcpcs in named and r.mod == (plan.modifier if r.hcpcs in priced else "") and
+    flags = [(r.hcpcs in named, r.hcpcs in named and id(r) in chosen and
               plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
     missing = {r.hcpcs for r, (is_named, _) in zip(rows, flags) if is_named} - \
         {r.hcpcs for r, (_, focus) in zip(rows, flags) if focus}
-    return tuple(_flagged(r, is_named, (r.mod == (plan.modifier if r.hcpcs in priced else "") and (
-        r.proposed or r.cy == newest.get(r.hcpcs))) if r.hcpcs in missing else focus)
+    return tuple(_flagged(r, is_named, (id(r) in chosen and (r.proposed or r.cy == newest.get(r.hcpcs)))
+                          if r.hcpcs in missing else focus)
                  for r, (is_named, focus) in zip(rows, flags))
 
 

@@ -91,6 +91,13 @@ class ValuationRow:
         return tuple(v for v in values if v is not None)
 
 
+def modifier_rows(rows: Sequence[ValuationRow], modifier: str = "") -> list[ValuationRow]:
+    """The rows an answer is about: of `modifier` ("26", "TC") for a code that has such rows, else the rows
+    without a modifier (in input order)."""
+    priced = {r.hcpcs for r in rows if modifier and r.mod == modifier}
+    return [r for r in rows if r.mod == (modifier if r.hcpcs in priced else "")]
+
+
 def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
     """Per code and modifier: the newest final row, and the proposed row if there is one (in input order)."""
     newest: dict[tuple[str, str, bool], ValuationRow] = {}
