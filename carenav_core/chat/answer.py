@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from carenav_core.chat.events import (ChatEvent, DoneEvent, Provenance, Source, SourcesEvent, TokenEvent,
-                                      ValuationEvent, WarningEvent, json_value)
+from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, Provenance, Source, SourcesEvent,
+                                      TokenEvent, ValuationEvent, WarningEvent, json_value)
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -24,14 +24,17 @@ class Answer:
     writer: str
     build_id: str = ""             # fee-schedule build the rows came from (first 12 hex digits)
     index_version: str = ""        # rule-text index the excerpts came from
+    factors: FactorEvent | None = None    # national conversion factors, when the question asked about them
 
     @classmethod
     def from_events(cls, question: str, events: Iterable[ChatEvent]) -> "Answer":
         """Fold the events of one answer (in order) into an Answer."""
-        valuation, tokens, warnings, sources, done = None, [], [], None, None
+        valuation, factors, tokens, warnings, sources, done = None, None, [], [], None, None
         for event in events:
             if isinstance(event, ValuationEvent):
                 valuation = event
+            elif isinstance(event, FactorEvent):
+                factors = event
             elif isinstance(event, TokenEvent):
                 tokens.append(event)
             elif isinstance(event, WarningEvent):
@@ -43,7 +46,7 @@ class Answer:
         return cls(question=question, valuation=valuation, tokens=tuple(tokens), warnings=tuple(warnings),
                    cited=sources.cited if sources else (), also_retrieved=sources.also_retrieved if sources else (),
                    writer=done.writer if done else "", build_id=done.build_id if done else "",
-                   index_version=done.index_version if done else "")
+                   index_version=done.index_version if done else "", factors=factors)
 
     @property
     def rows(self) -> tuple[ValuationRow, ...]:
@@ -75,6 +78,7 @@ class Answer:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the valuation event, the prose, withheld reasons, sources, warnings and writer."""
         return {"question": self.question, "valuation": self.valuation.to_dict() if self.valuation else None,
+                "factors": self.factors.to_dict() if self.factors else None,
                 "text": self.text, "released_text": self.released_text,
                 "withheld": [{"note": t.text, "reasons": list(t.reasons)} for t in self.withheld],
                 "warnings": [json_value(w) for w in self.warnings],

@@ -6,7 +6,7 @@ import sys
 
 from carenav_core.backends import open_backends
 from carenav_core.chat.answer import Answer
-from carenav_core.chat.events import ChatEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.events import ChatEvent, FactorEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.pipeline import answer
 from carenav_core.pfs.commands import print_table
 from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
@@ -40,6 +40,12 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print(event: ChatEvent) -> None:
+    if isinstance(event, FactorEvent):
+        print("national PFS conversion factors (* = asked):")
+        for row in event.rows:
+            change = f"{row.percent:+}% vs {row.prior_label}" if row.percent is not None else ""
+            print(f"  {'*' if row.in_focus else ' '} {row.label:30s} ${row.amount}  {change}")
+        print()
     if isinstance(event, ValuationEvent):
         print_table(event.rows)
         if event.unpriced:

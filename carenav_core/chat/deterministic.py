@@ -16,6 +16,7 @@ from typing import Iterator, Sequence
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
+from carenav_core.chat.factors import CONVERSION_FACTOR, FACTOR_KIND, asks_conversion_factor, factor_sentences
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
@@ -33,6 +34,7 @@ NOTHING_FOUND = "No retrieved excerpt or fee schedule row answers this question.
 NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
+NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND})      # excerpts made by code, never quoted as rule text
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
@@ -423,7 +425,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
         others = {c.lower() for c in codes - subject}
         every, own = every - others, own - others
     for rank, source in enumerate(sources):
-        if source.kind == DEFINITION_KIND:
+        if source.kind in NOT_RULE_TEXT:
             continue
         for position, piece, theirs in speakers(source):
             text = _clean(piece)
@@ -524,7 +526,7 @@ def _decision(sources: Sequence[Source], said: Sequence[_Candidate], terms: Term
     words = (terms.asked | terms.family) - _GENERIC - _FUNCTION_WORDS
     found = []
     for rank, source in enumerate(sources):
-        if source.title not in titles or source.kind == DEFINITION_KIND:
+        if source.title not in titles or source.kind in NOT_RULE_TEXT:
             continue
         for position, piece, theirs in speakers(source):
             text = _clean(piece)
@@ -602,7 +604,7 @@ class DeterministicWriter:
 
     def stream(self, prepared: Prepared) -> Iterator[str]:
         """Yield one line at a time: the notice once, then the answer as short paragraphs and list items."""
-        evidence = build_evidence(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced)
+        evidence = build_evidence(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
         yield NO_MODEL_NOTICE + "\n\n"
         for line in self._lines(prepared, evidence):
             if line.strip() not in FIXED_SENTENCES and not passes_guard(line.strip().removeprefix("- "), evidence):
@@ -611,6 +613,8 @@ class DeterministicWriter:
             yield line + "\n"
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
+            yield from ("- " + s for s in factor_sentences(prepared.factors))
         if Intent.POLICY in prepared.plan.intents and _defined_aspect(prepared):
             # "What is the time requirement for principal care management?": the family's definition says it
             yield from self._definitions(prepared)
@@ -661,7 +665,8 @@ class DeterministicWriter:
         taken: list[set[str]] = []
         policy = Intent.POLICY in prepared.plan.intents
         changes = [] if policy else proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
-        wanted = VALUATION_WORDS if prepared.rows and not policy else re.compile(r"\w")
+        wanted = (CONVERSION_FACTOR if asks_conversion_factor(prepared.question) else VALUATION_WORDS if prepared.rows and not policy
+                  else re.compile(r"\w"))
         naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b") if codes else None
         candidates = _candidates(prepared.sources, terms, codes, evidence, wanted)
         if naming and not {Intent.HOW_VALUED, Intent.DEFINITION, Intent.POLICY} & set(prepared.plan.intents):
@@ -698,6 +703,7 @@ class DeterministicWriter:
                 yield "- " + _quote(decided.text, decided.source)
         if prepared.plan.comments and not said and prepared.sources:
             yield "\n" + NO_COMMENTS
-        if not valued and not changes and not said and prepared.sources and not prepared.rows:
+        if not valued and not changes and not said and prepared.sources and not prepared.rows \
+                and not prepared.factors:
             yield from (f"- The {s.kind} published {s.published} is also relevant {s.label}."
-                        for s in prepared.sources[:2] if s.kind != DEFINITION_KIND)
+                        for s in prepared.sources[:2] if s.kind not in NOT_RULE_TEXT)

@@ -9,18 +9,21 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
+from carenav_core.pfs.factors import FactorRow
 from carenav_core.pfs.rows import ValuationRow
 
 
 class EventType(StrEnum):
     """Every kind of event an answer emits."""
     VALUATION = "valuation"
+    FACTORS = "factors"
     TOKEN = "token"
     WARNING = "warning"
     SOURCES = "sources"
@@ -41,13 +44,14 @@ class WarningKind(StrEnum):
     OTHER_RULES = "other_rules"      # the question names a year's rule and no retrieved excerpt is from it
     YEAR_NOT_FOUND = "year_not_found"    # an asked code has no fee-schedule row in an asked year: other years shown
     MODIFIER_NOT_FOUND = "modifier_not_found"   # an asked code has no row of the asked modifier: its base rows shown
+    NOT_IN_DATA = "not_in_data"      # the question asks for a figure the loaded data do not hold (said, not replaced)
 
 
 def json_value(value: Any) -> Any:
-    """Decimals as strings (exact), tuples as lists, dataclasses as dicts, enums as their values."""
+    """Decimals as strings (exact), dates in ISO form, tuples as lists, dataclasses as dicts, enums as their values."""
     if isinstance(value, StrEnum):
         return value.value
-    if isinstance(value, Decimal):
+    if isinstance(value, (Decimal, date)):
         return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: json_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -141,6 +145,15 @@ class ValuationEvent(_Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FactorEvent(_Event):
+    """The national PFS conversion factors, computed before any prose for a question that asks about them (those
+    it asks about carry ``in_focus``; the others are shown for context)."""
+    type: ClassVar[EventType] = EventType.FACTORS
+    rows: tuple[FactorRow, ...]
+    trend: bool = False            # the question spans years: a chart of the amounts helps
+
+
+@dataclass(frozen=True, kw_only=True)
 class TokenEvent(_Event):
     """One sentence of prose as the user sees it: released by the output guard, or (``withheld``) the
     visible note that replaces a withheld sentence, with the guard's reasons."""
@@ -185,4 +198,4 @@ class DoneEvent(_Event):
     index_version: str = ""
 
 
-ChatEvent = ValuationEvent | TokenEvent | SourcesEvent | WarningEvent | ProgressEvent | DoneEvent
+ChatEvent = ValuationEvent | FactorEvent | TokenEvent | SourcesEvent | WarningEvent | ProgressEvent | DoneEvent

@@ -1,8 +1,8 @@
 """One question, top to bottom: detect → value → retrieve (+ code-cited) → prompt → writer → guard.
 
 Decisions are deterministic (codes, rows, payments, which sentences a user sees); only the prose is
-generated. Events come out in order: valuation (only when codes were detected, before any token),
-token*, sources, done; warning events wherever something was degraded.
+generated. Events come out in order: valuation (only when codes were detected, before any token), conversion
+factors (only when the question asks about them), token*, sources, done; warning events wherever something was degraded.
 
 Every collaborator arrives in one `Backends` value (fee-schedule reader, store, model client) built at
 the edge; nothing here reaches for a process-wide cache.
@@ -21,20 +21,22 @@ from typing import Iterator, Sequence
 import duckdb
 
 from carenav_core.backends import Backends, data_version
-from carenav_core.chat.events import (ChatEvent, DoneEvent, ProgressEvent, Source, SourcesEvent, TokenEvent,
-                                      ValuationEvent, WarningEvent, WarningKind, provenance_for)
+from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, ProgressEvent, Source, SourcesEvent,
+                                      TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
+from carenav_core.chat.factors import ANESTHESIA_NOTE, asks_anesthesia, asks_conversion_factor, factor_sources, in_focus
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
-from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, DeterministicWriter
+from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
+from carenav_core.pfs.factors import factor_rows
 from carenav_core.pfs.places import priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import value
@@ -226,16 +228,19 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)
+    factors = in_focus(factor_rows(), plan, text) if asks_conversion_factor(text) and not asks_anesthesia(text) else ()
+    if asks_conversion_factor(text) and asks_anesthesia(text):
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE),)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
-    sources = definition_sources(detection) + tuple(source_of(h) for h in found.hits)
+    sources = definition_sources(detection) + factor_sources(factors) + tuple(source_of(h) for h in found.hits)
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows,
+                    dropped_rows=dropped_rows, factors=factors,
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 
@@ -249,7 +254,7 @@ def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -
     """A question about a named year's rule ("the CY 2026 rule", "the CY 2025 proposed rule") whose retrieved
     excerpts all come from other rules says so, so an excerpt of the CY 2024 rule (or the final rule's account of
     a proposal) is not read as the asked rule's own text (the corpus may not hold that rule)."""
-    rules = [s for s in sources if s.kind != DEFINITION_KIND]
+    rules = [s for s in sources if s.kind not in NOT_RULE_TEXT]
     if not plan.years or not rules or not ASKS_RULE.search(text):
         return ()
     kind = next((kind for pattern, kind in _RULE_KINDS if pattern.search(text)), "")
@@ -282,6 +287,9 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
         yield ValuationEvent(codes=prepared.detection.codes, families=prepared.detection.families,
                              rows=prepared.rows, provenance=provenance_for(prepared.rows), unpriced=prepared.unpriced,
                              figures=prepared.figures, plan=prepared.plan)
+    if prepared.factors:
+        yield FactorEvent(rows=prepared.factors,
+                          trend=len({r.cy for r in prepared.factors if r.in_focus and not r.proposed}) > 1)
     yield from prepared.warnings
     if backends.model is None and backends.settings.ollama_host:
         yield WarningEvent(kind=WarningKind.MODEL_DOWN, message=f"The model server at {backends.settings.ollama_host} "
@@ -310,7 +318,7 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
     labels: tuple[str, ...] = ()
     model_withheld = 0
     if writer is not None and (prepared.sources or prepared.rows):   # nothing retrieved: no model call
-        guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced)
+        guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
         try:
             withheld = yield from _guarded(writer.stream(prepared), guard)
             if guard.cited_labels:
@@ -327,7 +335,7 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
             labels = guard.cited_labels
             yield WarningEvent(kind=WarningKind.MODEL_ERROR, message=f"The language model failed ({exc}); the answer "
                                "continues with the deterministic writer (no language model).")
-    guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.figures, prepared.unpriced,
+    guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced,
                                    fixed=FIXED_SENTENCES)
     deterministic = DeterministicWriter()
     withheld = yield from _guarded(deterministic.stream(prepared), guard)

@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from carenav_core.chat.events import Source, WarningEvent
+from carenav_core.chat.factors import checked_facts
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.codes import Detection
+from carenav_core.pfs.factors import FactorRow
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -24,3 +26,10 @@ class Prepared:
     warnings: tuple[WarningEvent, ...]
     dropped_excerpts: int = 0            # excerpts left out of the model's prompt to fit its context
     dropped_rows: int = 0                # other rows (family members, other years) left out of the prompt
+    factors: tuple[FactorRow, ...] = ()  # national conversion factors, when the question asks about them
+
+    @property
+    def checked(self) -> tuple:
+        """Everything computed that the output guard treats like a valuation row: the figures, and the asked
+        conversion factors with the change across them."""
+        return self.figures + checked_facts(self.factors)

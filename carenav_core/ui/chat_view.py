@@ -4,13 +4,15 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from carenav_core.chat.answer import Answer
-from carenav_core.chat.events import ChatEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
+from carenav_core.params import TAG_MEANINGS
 from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
@@ -92,6 +94,53 @@ def render_valuation(event: ValuationEvent, key: str) -> None:
         st.caption(AMA_NOTICE)
 
 
+def factor_frame(event: FactorEvent) -> pd.DataFrame:
+    """One row per national conversion factor: the asked ones marked, each with its change and how it was confirmed."""
+    return pd.DataFrame([{
+        "Asked": row.in_focus, "CY": row.cy, "Rule": f"{'proposed' if row.proposed else 'final'} ({row.rule_id})",
+        "Applies to": row.variant or "all", "Conversion factor": float(row.amount),
+        "Change": float(row.change) if row.change is not None else None,
+        "Percent": float(row.percent) if row.percent is not None else None,
+        "Compared with": row.prior_label, "In effect": f"{row.effective:%Y-%m-%d} to {row.until:%Y-%m-%d}",
+        "Confirmed": TAG_MEANINGS.get(row.tag, row.tag).split(":")[0], "Cite as": row.label,
+        "Federal Register": row.fr_url, "Read from": row.reference} for row in event.rows])
+
+
+def factor_chart(event: FactorEvent) -> alt.Chart:
+    """The final conversion factors over the periods they were in force (each a flat segment from its first to its
+    last day; the QP one from CY2026 its own line), the axis fitted to the amounts so a 1% change shows."""
+    points = [{"day": day.isoformat(), "series": "QP" if row.variant == "QP" else "conversion factor",
+               "amount": float(row.amount), "label": row.label}
+              for row in event.rows if not row.proposed for day in (row.effective, row.until)]
+    frame = pd.DataFrame(points)
+    base = alt.Chart(frame).encode(
+        x=alt.X("day:T", title="In force"),
+        y=alt.Y("amount:Q", title="National conversion factor ($)", scale=alt.Scale(zero=False)),
+        color=alt.Color("series:N", title=None, scale=alt.Scale(domain=["conversion factor", "QP"],
+                                                                range=["#1f4e99", "#e07b00"])),
+        tooltip=["label", alt.Tooltip("amount:Q", format="$.4f")])
+    return (base.mark_line() + base.mark_point(filled=True, size=30)).properties(height=260)
+
+
+def render_factors(event: FactorEvent, key: str) -> None:
+    """The national PFS conversion factors (the asked ones ticked), a chart when the question spans years, and the
+    table as CSV."""
+    asked = sum(r.in_focus for r in event.rows)
+    st.markdown(f"**National PFS conversion factors** — {asked} asked (ticked), the others for context; "
+                "from data/pfs_rules.toml")
+    frame = factor_frame(event)
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"factors-{key}", column_config={
+        "Conversion factor": st.column_config.NumberColumn("Conversion factor", format="$%.4f"),
+        "Change": st.column_config.NumberColumn("Change", format="%+.4f"),
+        "Percent": st.column_config.NumberColumn("Percent", format="%+.2f%%"),
+        "Federal Register": st.column_config.LinkColumn("Federal Register", display_text="rule"),
+        "Read from": st.column_config.LinkColumn("Read from", display_text="source")})
+    if event.trend:
+        st.altair_chart(factor_chart(event), width="stretch")
+    st.download_button("Download conversion factors (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name="carenav_conversion_factors.csv", mime="text/csv", key=f"factors-csv-{key}")
+
+
 def render_after(answer: Answer, warnings: bool = True) -> None:
     """Warnings (unless already shown live), who wrote the prose, and the Provenance and Sources expanders."""
     for warning in answer.warnings if warnings else ():
@@ -128,6 +177,8 @@ def render_turn(answer: Answer, key: str) -> None:
     with st.chat_message("assistant"):
         if answer.valuation:
             render_valuation(answer.valuation, key)
+        if answer.factors:
+            render_factors(answer.factors, key)
         st.markdown(linked(answer.text, citation_links(answer)))
         render_after(answer)
 
@@ -160,6 +211,8 @@ def render_live(question: str, events: Iterator[ChatEvent], key: str) -> Answer:
 def _show_live(event: ChatEvent, status, key: str) -> None:
     if isinstance(event, ValuationEvent):
         render_valuation(event, key)
+    elif isinstance(event, FactorEvent):
+        render_factors(event, key)
     elif isinstance(event, WarningEvent):
         st.warning(event.message)
     elif isinstance(event, ProgressEvent):

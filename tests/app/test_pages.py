@@ -64,6 +64,20 @@ def test_question_without_codes_has_no_table(app_env):
     assert "Sources" in {e.label for e in at.expander} and "Provenance" not in {e.label for e in at.expander}
 
 
+def test_a_conversion_factor_question_shows_the_factors_table_first(app_env):
+    at = started(q="How has the conversion factor changed since 2020?")
+    order = kinds(at)
+    prose = next(i for i, e in enumerate(at.main) if "No language model wrote this answer" in str(getattr(e, "value", "")))
+    assert order.index("Dataframe") < prose
+    frame = at.dataframe[0].value
+    asked = frame[frame["Asked"]]
+    assert {"CY2020", "CY2025"} <= {label[4:-1] for label in asked["Cite as"]}
+    assert float(frame.loc[frame["Cite as"] == "[CF CY2020]", "Conversion factor"].iloc[0]) == 36.0896
+    assert "[CF CY2026 proposed non-QP]" in set(frame["Cite as"]) - set(asked["Cite as"])    # context, not asked
+    rerun = started(q="How has the conversion factor changed since 2020?")
+    assert rerun.dataframe[0].value.equals(frame)
+
+
 def test_html_in_question_is_shown_as_text(app_env):
     at = started(q="<b>bold</b><script>alert(1)</script> G0556")
     shown = [e.value for e in at.markdown if "script" in str(e.value)]

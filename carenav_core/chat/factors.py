@@ -1,0 +1,190 @@
+"""Conversion-factor questions ("What is the CY 2026 conversion factor?", "How has the PFS conversion factor changed
+since 2020?"): the national Physician Fee Schedule conversion factors of data/pfs_rules.toml as citable rows, their
+changes computed here, and the same facts as excerpts (`Source`, kind FACTOR_KIND) that the writer and the model
+cite and the output guard checks. Code decides every amount and change; prose only states them."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from carenav_core.chat.events import Source
+from carenav_core.chat.plan import Intent, QuestionPlan
+from carenav_core.pfs.factors import FactorRow
+
+FACTOR_KIND = "conversion factor"
+CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
+_CF = re.compile(r"\bCFs?\b")
+_PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d{4}|20\d\d)\b", re.IGNORECASE)
+_ANESTHESIA = re.compile(r"\ban(?:a)?esthesia\b", re.IGNORECASE)
+
+
+ANESTHESIA_NOTE = ("The anesthesia conversion factor is not the Physician Fee Schedule conversion factor, and the "
+                   "loaded data hold no national anesthesia conversion factor (the CMS ANES files give it by payment "
+                   "locality), so no conversion factor is stated here; the national PFS conversion factors are not "
+                   "anesthesia amounts.")
+
+
+def asks_conversion_factor(text: str) -> bool:
+    """The question asks about the PFS conversion factor: "conversion factor" written out, or "CF" beside a fee
+    schedule word or a year ("the 2026 CF"), so "CF" alone (cystic fibrosis) is not read as one."""
+    return bool(CONVERSION_FACTOR.search(text) or (_CF.search(text) and _PFS_WORDS.search(text)))
+
+
+def asks_anesthesia(text: str) -> bool:
+    return bool(_ANESTHESIA.search(text))
+
+
+# "Has the conversion factor gone down every year?", "the CF over time": every year, as a trend
+_OVER_YEARS = re.compile(r"\b(?:every|each) year\b|\bover (?:the )?(?:years|time)\b|\bhistor(?:y|ical)\b|\btrend|"
+                         r"\bsince\b|\byear[- ]over[- ]year\b|\bgone (?:up|down)\b", re.IGNORECASE)
+
+
+_PROPOSED = re.compile(r"\bpropos(?:e|es|ed|al|ing)\b", re.IGNORECASE)
+
+
+def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") -> tuple[FactorRow, ...]:
+    """Mark the rows the question asks about: the years asked (a proposed rule only when asked for one, or when
+    the asked year has no final rule), every year from "since", every year for a trend; else the newest final
+    rule and the newest proposed rule."""
+    proposed = plan.proposed or bool(_PROPOSED.search(text))       # "What CF did CMS propose for 2027?"
+    finals = {r.cy for r in rows if not r.proposed}
+    newest_final = max(finals, default=0)
+    newest_proposed = max((r.cy for r in rows if r.proposed), default=0)
+
+    def asked(row: FactorRow) -> bool:
+        if plan.since is not None:
+            return row.cy >= plan.since and (not row.proposed or row.cy not in finals)
+        if plan.years:
+            return row.cy in plan.years and (row.proposed == proposed or
+                                             (row.proposed and row.cy not in finals))
+        if proposed:
+            return row.proposed and row.cy == newest_proposed
+        if Intent.TREND in plan.intents or _OVER_YEARS.search(text):
+            return not row.proposed or row.cy not in finals
+        return (row.cy == newest_final and not row.proposed) or (row.proposed and row.cy == newest_proposed)
+
+    return tuple(replace(r, in_focus=asked(r)) for r in rows)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Span:
+    """The change across the asked final years ('since 2020'), first to last, computed here."""
+    first: FactorRow
+    last: FactorRow
+
+    @property
+    def change(self) -> Decimal:
+        return self.last.amount - self.first.amount
+
+    @property
+    def percent(self) -> Decimal:
+        return (self.change / self.first.amount * 100).quantize(Decimal("0.01"))
+
+    @property
+    def label(self) -> str:
+        return f"[CF {self.first.name}-{self.last.name}]"
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        return (self.first.amount, self.last.amount, self.change, abs(self.change), self.percent, abs(self.percent),
+                Decimal(self.first.cy), Decimal(self.last.cy))
+
+    def words(self) -> str:
+        return (f"national PFS conversion factor change from {self.first.name} to {self.last.name} rose fell "
+                f"{self.first.cy} {self.last.cy} since between")
+
+    def source(self) -> Source:
+        text = (f"From the {_spaced(self.first)} conversion factor of ${self.first.amount} to the {_spaced(self.last)} "
+                f"conversion factor of ${self.last.amount}, the national PFS conversion factor changed by "
+                f"{self.change:+.4f} ({self.percent:+.2f}%), computed from the rows {self.first.label} and "
+                f"{self.last.label}.")
+        return Source(label=self.label, title=f"Change in the PFS conversion factor, {self.first.name} to "
+                      f"{self.last.name}", kind=FACTOR_KIND, published="", text=text, url=self.last.fr_url)
+
+
+def _spaced(row: FactorRow) -> str:
+    return row.name.replace("CY", "CY ", 1)
+
+
+def span(rows: tuple[FactorRow, ...]) -> Span | None:
+    """First and last asked final conversion factor (the single one or non-QP), when the question spans years."""
+    finals = [r for r in rows if r.in_focus and not r.proposed and r.variant in ("", "non-QP")]
+    if len({r.cy for r in finals}) < 2:
+        return None
+    return Span(first=min(finals, key=lambda r: r.effective), last=max(finals, key=lambda r: r.effective))
+
+
+def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
+    """The asked rows as excerpts (the writer and the model cite these labels), then the span across them."""
+    asked = tuple(Source(label=r.label, title=f"{r.rule}: conversion factor", kind=FACTOR_KIND,
+                         published=r.effective.isoformat(), text=r.text(), url=r.fr_url)
+                  for r in rows if r.in_focus)
+    across = span(rows)
+    return asked + ((across.source(),) if across else ())
+
+
+def _moved(row: FactorRow) -> str:
+    """', up 3.26% from the CY 2025 conversion factor of $32.3465' ('' without a previous year on file)."""
+    if row.prior is None or row.percent is None:
+        return ""
+    if row.change == 0:
+        return f", unchanged from the {row.prior_label} conversion factor"
+    way = "up" if row.change > 0 else "down"
+    return f", {way} {abs(row.percent)}% from the {row.prior_label} conversion factor of ${row.prior}"
+
+
+def _rule_sentence(group: list[FactorRow]) -> str:
+    """One rule's conversion factors in one sentence, each amount with its label."""
+    first = group[0]
+    stage = "proposed" if first.proposed else "final"
+    verb = "proposes" if first.proposed else "sets"
+    if len(group) == 1:
+        return (f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} a national PFS conversion factor of "
+                f"${first.amount}{_moved(first)} {first.label}.")
+    if all(r.variant for r in group):
+        parts = [f"${r.amount} for {r.who}{_moved(r)} {r.label}" for r in group]
+        count = {2: "two", 3: "three"}.get(len(group), "several")
+        return (f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} {count} national PFS conversion factors: "
+                + "; ".join(parts) + ".")
+    parts = [f"${r.amount} from {r.effective:%B %-d} to {r.until:%B %-d, %Y}" + (f" ({r.note})" if r.note else "")
+             + f"{_moved(r)} {r.label}" for r in group]
+    return f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} " + " and ".join(parts) + "."
+
+
+def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
+    """The asked conversion factors stated as list items: a sentence per rule, or a line per year when the question
+    spans more than two years, then the change across them and a caveat for amounts not read from a CMS file."""
+    asked = [r for r in rows if r.in_focus]
+    groups: dict[tuple[int, bool, str], list[FactorRow]] = {}
+    for row in asked:
+        groups.setdefault((row.cy, row.proposed, row.rule_id), []).append(row)
+    if len(groups) > 2:
+        lines = [f"CY {row.cy}{' proposed' if row.proposed else ''}"
+                 + (f" {row.variant}" if row.variant else "")
+                 + (f" ({row.effective:%b %-d}-{row.until:%b %-d})" if row.several and not row.variant else "")
+                 + f": ${row.amount}" + (f" ({row.percent:+}% from {row.prior_label})" if row.percent is not None else "")
+                 + f" {row.label}" for row in asked]
+    else:
+        lines = [_rule_sentence(group) for group in groups.values()]
+    across = span(tuple(rows))
+    if across is not None and across.change:
+        way = "rose" if across.change > 0 else "fell"
+        lines.append(f"From {_spaced(across.first)} to {_spaced(across.last)} the national PFS conversion factor {way} "
+                     f"from ${across.first.amount} to ${across.last.amount} ({across.percent:+}%) {across.label}.")
+    doubtful = [r for r in asked if r.tag != "O"]
+    if doubtful:
+        lines.append("Not read from a CMS file or rule text, so check before relying on "
+                     + ("it" if len(doubtful) == 1 else "them") + ": "
+                     + ", ".join(f"{r.name} (${r.amount}, {TAG_WORDS.get(r.tag, r.tag)}) {r.label}" for r in doubtful)
+                     + ".")
+    return lines
+
+
+TAG_WORDS = {"D": "derived", "S": "secondary source", "U": "unverified"}
+
+
+def checked_facts(rows: tuple[FactorRow, ...]) -> tuple:
+    """The asked rows and the span across them, for the output guard: their labels carry amounts as a valuation
+    row's label does (a sentence stating a conversion factor must cite one of them)."""
+    across = span(rows)
+    return tuple(r for r in rows if r.in_focus) + ((across,) if across else ())

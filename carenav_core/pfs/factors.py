@@ -1,0 +1,124 @@
+"""The national Physician Fee Schedule conversion factors of data/pfs_rules.toml as rows: one per rule, variant
+and period, each compared with the previous calendar year's final conversion factor (computed here)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from carenav_core.params import TAG_MEANINGS
+from carenav_core.pfs.rules import RuleBook, load_rules
+
+_VARIANTS = {"QP": "qualifying APM participants (QP)",
+             "non-QP": "clinicians who are not qualifying APM participants (non-QP)"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FactorRow:
+    """One national conversion factor of one rule (a final rule's CY, or a proposed rule), one variant and period."""
+    cy: int
+    proposed: bool
+    rule_id: str
+    fr_citation: str
+    fr_url: str
+    variant: str                   # "" (the single CF), "QP" or "non-QP"
+    amount: Decimal
+    effective: date
+    until: date
+    note: str
+    tag: str                       # O official, S secondary, U unverified (params.TAG_MEANINGS)
+    reference: str                 # where the amount was read
+    several: bool = False          # the rule has more than one period of one variant (CY2024)
+    prior: Decimal | None = None   # the previous CY's final CF this one is compared with
+    prior_label: str = ""
+    in_focus: bool = False
+
+    @property
+    def name(self) -> str:
+        """'CY2026 non-QP', 'CY2027 proposed', 'CY2024 Mar 9-Dec 31'."""
+        parts = [f"CY{self.cy}"] + ["proposed"] * self.proposed + [self.variant] * bool(self.variant)
+        if self.several and not self.variant:
+            parts.append(f"{self.effective:%b %-d}-{self.until:%b %-d}")
+        return " ".join(parts)
+
+    @property
+    def label(self) -> str:
+        return f"[CF {self.name}]"
+
+    @property
+    def change(self) -> Decimal | None:
+        return None if self.prior is None else self.amount - self.prior
+
+    @property
+    def percent(self) -> Decimal | None:
+        if self.prior is None:
+            return None
+        return ((self.amount - self.prior) / self.prior * 100).quantize(Decimal("0.01"))
+
+    @property
+    def rule(self) -> str:
+        return f"CY {self.cy} {'proposed' if self.proposed else 'final'} rule ({self.rule_id}, {self.fr_citation})"
+
+    @property
+    def who(self) -> str:
+        """Whom the amount applies to, in words ('' for the single CF)."""
+        return _VARIANTS.get(self.variant, self.variant)
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        """What a sentence citing the row may state (checked by the output guard like a valuation row's)."""
+        found = [self.amount, Decimal(self.cy)]
+        if self.prior is not None and self.change is not None and self.percent is not None:
+            found += [self.prior, self.change, abs(self.change), self.percent, abs(self.percent), Decimal(self.cy - 1)]
+        return tuple(found)
+
+    def words(self) -> str:
+        """What the row says, in words a sentence citing it may use (the guard's support test)."""
+        return (f"CY{self.cy} {self.cy} national Medicare physician fee schedule PFS conversion factor CF "
+                f"{'proposed rule proposes' if self.proposed else 'final rule sets'} {self.rule_id} {self.variant} "
+                f"{self.who} {self.note} {self.prior_label} previous year change up down rose fell unchanged "
+                f"{self.effective:%B %-d %Y} {self.until:%B %-d %Y} confirmed {TAG_MEANINGS.get(self.tag, '')}"
+                + (" not read from a CMS file or rule text, check before relying on it: secondary source unverified"
+                   if self.tag != "O" else ""))
+
+    def text(self) -> str:
+        """The row as an excerpt: every number a sentence citing it may state."""
+        who = f" for {self.who}" if self.variant else ""
+        change = ""
+        if self.prior is not None:
+            change = (f"; {self.change:+.4f} ({self.percent:+.2f}%) from the {self.prior_label} conversion factor of "
+                      f"${self.prior}")
+        note = f" ({self.note})" if self.note and not self.variant else ""
+        verb, effect = ("proposes", "to be in effect") if self.proposed else ("sets", "in effect")
+        return (f"The {self.rule} {verb} a national PFS conversion factor of ${self.amount}{who}, {effect} "
+                f"{self.effective:%B %-d, %Y} to {self.until:%B %-d, %Y}{note}{change}. How the amount was confirmed: "
+                f"{TAG_MEANINGS.get(self.tag, self.tag)}.")
+
+
+def factor_rows(book: RuleBook | None = None) -> tuple[FactorRow, ...]:
+    """Every conversion factor on file, final rules by CY then proposed rules, each compared with the previous
+    CY's final CF of the same variant (else its single CF; of a split year, the last period)."""
+    book = book or load_rules()
+
+    def last_final(cy: int, variant: str):
+        rule = book.final.get(cy)
+        if rule is None:
+            return None
+        same = [c for c in rule.cfs if c.variant == variant] or [c for c in rule.cfs if not c.variant] \
+            or list(rule.cfs[:1])
+        entry = max(same, key=lambda c: c.effective)
+        name = f"CY {cy}" + (f" {entry.variant}" if entry.variant else "") + \
+            (f" ({entry.effective:%B %-d}-{entry.until:%B %-d})" if sum(not c.variant for c in rule.cfs) > 1 else "")
+        return entry.amount, name
+
+    rows = []
+    for rule in [*sorted(book.final.values(), key=lambda r: r.cy), *sorted(book.proposed.values(),
+                                                                         key=lambda r: (r.cy, r.published))]:
+        for entry in rule.cfs:
+            before = last_final(rule.cy - 1, entry.variant)
+            rows.append(FactorRow(cy=rule.cy, proposed=rule.proposed, rule_id=rule.rule_id,
+                                  fr_citation=rule.fr_citation, fr_url=rule.fr_url, variant=entry.variant,
+                                  amount=entry.amount, effective=entry.effective, until=entry.until,
+                                  note=entry.note, tag=entry.tag, reference=entry.href,
+                                  several=sum(c.variant == entry.variant for c in rule.cfs) > 1,
+                                  prior=before[0] if before else None, prior_label=before[1] if before else ""))
+    return tuple(rows)

@@ -1,0 +1,137 @@
+"""Conversion-factor questions: the amounts come from data/pfs_rules.toml through code, before any prose; the prose
+states them with their labels and the output guard holds a model to them (real pipeline, real stores, the real
+`ollama` client against the scripted loopback double)."""
+from datetime import date
+from decimal import Decimal
+
+import ollama
+import pytest
+
+from carenav_core.chat.events import FactorEvent, TokenEvent, WarningEvent
+from carenav_core.chat.evidence import build_evidence
+from carenav_core.chat.factors import asks_conversion_factor, checked_facts, factor_sentences, in_focus
+from carenav_core.chat.guard import check_sentence
+from carenav_core.chat.pipeline import answer, prepare
+from carenav_core.chat.plan import plan_question
+from carenav_core.codes import detect
+from carenav_core.llm import ModelClient
+from carenav_core.pfs.factors import factor_rows
+from carenav_core.pfs.rules import load_rules
+
+TODAY = date(2026, 12, 1)
+
+
+def focus(question: str):
+    plan = plan_question(question, detect(question), TODAY)
+    return in_focus(factor_rows(), plan, question)
+
+
+def asked(question: str) -> set[str]:
+    return {r.name for r in focus(question) if r.in_focus}
+
+
+def test_every_conversion_factor_on_file_is_a_row_with_the_change_from_the_year_before():
+    book, rows = load_rules(), factor_rows()
+    on_file = sorted(c.amount for rule in [*book.final.values(), *book.proposed.values()] for c in rule.cfs)
+    assert sorted(r.amount for r in rows) == on_file
+    by_name = {r.name: r for r in rows}
+    assert by_name["CY2021"].change == Decimal("34.8931") - Decimal("36.0896")
+    assert by_name["CY2021"].percent == Decimal("-3.32")
+    # a split year: the next year is compared with its last period, each period with the year before
+    assert by_name["CY2025"].prior == Decimal("33.2875")
+    assert by_name["CY2024 Jan 1-Mar 8"].prior == by_name["CY2024 Mar 9-Dec 31"].prior == Decimal("33.8872")
+    # two variants from CY2026: each against the single CY2025 CF; a later single CF against the first (non-QP)
+    assert by_name["CY2026 QP"].prior == by_name["CY2026 non-QP"].prior == Decimal("32.3465")
+    assert by_name["CY2027 proposed"].prior == by_name["CY2026 non-QP"].amount
+    assert by_name["CY2020"].prior is None and by_name["CY2020"].percent is None
+    assert len({r.label for r in rows}) == len(rows)
+
+
+@pytest.mark.parametrize("question, wanted", [
+    ("What is the CY 2026 conversion factor?", True),
+    ("what's the 2025 CF", True),
+    ("PFS conversion-factor history", True),
+    ("Does Medicare cover CF screening?", True),          # "CF" beside a fee-schedule word reads as one
+    ("Is CF a chronic condition for CCM?", False),
+    ("What does 99490 pay in 2026?", False),
+])
+def test_a_conversion_factor_question_is_recognised(question, wanted):
+    assert asks_conversion_factor(question) is wanted
+
+
+@pytest.mark.parametrize("question, names", [
+    ("What is the conversion factor?", {"CY2026 non-QP", "CY2026 QP", "CY2027 proposed"}),
+    ("What was the conversion factor in 2023?", {"CY2023"}),
+    ("What conversion factor did CMS propose for 2026?", {"CY2026 proposed non-QP", "CY2026 proposed QP"}),
+    ("the 2027 conversion factor", {"CY2027 proposed"}),        # no final rule yet: the proposed one
+    ("How did the conversion factor change in 2024?", {"CY2024 Jan 1-Mar 8", "CY2024 Mar 9-Dec 31"}),
+])
+def test_the_rows_asked_are_the_years_asked(question, names):
+    assert asked(question) == names
+
+
+def test_since_and_every_year_ask_for_every_final_year():
+    since = asked("How has the conversion factor changed since 2023?")
+    assert {"CY2023", "CY2025", "CY2026 non-QP"} <= since and "CY2022" not in since
+    assert "CY2026 proposed non-QP" not in since          # the final rule replaced it
+    every = asked("Has the conversion factor gone down every year?")
+    assert {"CY2020", "CY2021", "CY2025", "CY2026 QP"} <= every
+
+
+def test_the_writers_sentences_pass_the_guard_and_a_wrong_amount_does_not():
+    rows = focus("How has the conversion factor changed since 2020?")
+    evidence = build_evidence([], [], checked_facts(rows))
+    sentences = factor_sentences(rows)
+    assert sentences and all(check_sentence(s, evidence) == () for s in sentences)
+    assert any("fell from $36.0896 to $33.4009 (-7.45%)" in s for s in sentences)
+    assert check_sentence("The CY 2026 conversion factor is $34.0000 [CF CY2026 non-QP].", evidence)
+    assert check_sentence("The CY 2026 conversion factor is $33.4009.", evidence)       # no label
+    assert check_sentence("The CY 2026 conversion factor is $33.4009 [CF CY2019].", evidence)   # invented label
+
+
+def test_a_conversion_factor_question_answers_with_the_amounts_before_any_prose(any_backends):
+    events = list(answer("What is the CY 2026 conversion factor?", any_backends))
+    kinds = [e.type for e in events]
+    assert kinds[0] == "factors" and "valuation" not in kinds
+    assert kinds.index("factors") < kinds.index("token")
+    table = events[0]
+    assert isinstance(table, FactorEvent)
+    assert {r.name for r in table.rows if r.in_focus} == {"CY2026 non-QP", "CY2026 QP"}
+    assert len(table.rows) == len(factor_rows())                # the other years one glance away
+    released = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
+    lead = released.split("\n\n", 1)[1]
+    assert lead.startswith("- The CY 2026 final rule") and "$33.4009" in lead and "[CF CY2026 non-QP]" in lead
+    assert "$33.5675" in lead and "secondary source" in lead    # the QP amount is not from a CMS file: said
+    assert not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    cited = events[-2].cited
+    assert cited[0].label == "[CF CY2026 non-QP]" and cited[0].url.endswith("90-FR-49266")
+
+
+def test_an_anesthesia_conversion_factor_question_is_not_given_the_pfs_amount(backends):
+    events = list(answer("What is the anesthesia conversion factor for 2025?", backends))
+    assert not any(isinstance(e, FactorEvent) for e in events)
+    notes = [e for e in events if isinstance(e, WarningEvent) and e.kind == "not_in_data"]
+    assert notes and "anesthesia" in notes[0].message
+    assert "32.3465" not in "".join(e.text for e in events if isinstance(e, TokenEvent))
+
+
+def test_a_model_stating_a_wrong_conversion_factor_is_withheld(backends, ollama_double):
+    ollama_double.enqueue([
+        "The CY 2026 conversion factor is $33.4009 for non-QP clinicians [CF CY2026 non-QP]. ",
+        "It rose 5.1% from CY 2025 [CF CY2026 non-QP]. ",
+        "The CY 2026 QP conversion factor is $33.5675 [CF CY2026 QP]. ",
+        "The 2026 conversion factor is $34.61 [CF CY2026 non-QP]. "])
+    model = ModelClient(client=ollama.Client(host=ollama_double.url, timeout=10.0), model="llama3.2")
+    events = list(answer("What is the CY 2026 conversion factor?", backends.with_model(model)))
+    shown = [e for e in events if isinstance(e, TokenEvent)]
+    released = "".join(e.text for e in shown if not e.withheld)
+    assert "$33.4009 for non-QP clinicians [CF CY2026 non-QP]" in released and "$33.5675" in released
+    assert "5.1%" not in released and "$34.61" not in released
+    assert sum(e.withheld for e in shown) == 2
+    prompt = ollama_double.chat_requests()[-1].body["messages"][1]["content"]
+    assert "[CF CY2026 non-QP]" in prompt and "33.4009" in prompt
+
+
+def test_a_code_question_is_unchanged_by_the_conversion_factor_feature(backends):
+    prepared = prepare("What does G0556 pay in 2026?", backends)
+    assert prepared.factors == () and not any(s.label.startswith("[CF ") for s in prepared.sources)
