@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import CONVERSION_FACTOR, FACTOR_KIND, asks_conversion_factor, factor_sentences
-from carenav_core.chat.figures import Figure, FigureKind
+from carenav_core.chat.figures import Figure, FigureKind, families_compared
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
 from carenav_core.chat.prepared import Prepared
@@ -584,6 +584,13 @@ class Terms:
     procedure: bool = False                 # the question asks about rulemaking procedure (waivers, good cause)
 
 
+def _family_phrases(keys: Sequence[str]) -> re.Pattern | None:
+    """The named families' names and acronyms as whole phrases ("chronic care management", "CCM", "CCMs")."""
+    families = {f.key: f for f in load_families()}
+    names = sorted({s for key in keys for s in families[key].synonyms}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")s?\b", re.IGNORECASE) if names else None
+
+
 def _terms(prepared: Prepared) -> Terms:
     families = {f.key: f for f in load_families()}
     family_words = {w for key in prepared.plan.families for s in families[key].synonyms for w in _words(s)}
@@ -615,6 +622,13 @@ class DeterministicWriter:
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
             yield from ("- " + s for s in factor_sentences(prepared.factors))
+        plan = prepared.plan
+        if Intent.DEFINITION in plan.intents and families_compared(plan):
+            # "What is the difference between CCM and PCM?": what each family is, then their codes' values
+            yield from self._definitions(prepared)
+            yield from self._answer(prepared, evidence)
+            yield from self._how_valued(prepared, evidence)
+            return
         if Intent.POLICY in prepared.plan.intents and _defined_aspect(prepared):
             # "What is the time requirement for principal care management?": the family's definition says it
             yield from self._definitions(prepared)
@@ -673,6 +687,11 @@ class DeterministicWriter:
             # A figure question ("How much more does 99214 pay than 99213?") did not ask about the rule text:
             # quote only what the rule says of the asked codes themselves.
             candidates = [c for c in candidates if naming.search(c.text)]
+        elif naming and Intent.POLICY not in prepared.plan.intents:
+            # "What is the global period for 27447?": a sentence about other codes (the CCM codes' values) does
+            # not answer it; what the rule says of the asked codes or their families does.
+            about = _family_phrases(prepared.plan.families)
+            candidates = [c for c in candidates if naming.search(c.text) or (about and about.search(c.text))]
         chosen = _chosen(candidates, self.max_quotes - len(changes), taken)
         if not chosen and naming:       # nothing on valuation: what the rule text says of the codes themselves
             chosen = _chosen(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,

@@ -162,10 +162,16 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
+def families_compared(plan: QuestionPlan) -> bool:
+    """The question sets families side by side without writing a code ("the difference between CCM and PCM")."""
+    return not plan.named_codes and len(plan.families) > 1
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
-    """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`."""
+    """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
+    without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
-    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1:
+    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and not families_compared(plan):
         figures += _differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)

@@ -251,3 +251,22 @@ def test_a_code_without_the_asked_modifier_says_so_and_answers_with_the_whole_co
     (warning,) = [e for e in events if isinstance(e, WarningEvent)]
     assert warning.kind.value == "modifier_not_found" and "93000" in warning.message
     assert all(not r.mod for r in events[0].rows if r.in_focus) and "93000 (" in prose(events)
+
+
+def test_a_code_question_quotes_no_rule_text_about_other_codes(backends):
+    """27447 has no paragraph in the corpus: the answer states its row and quotes nothing about the CCM codes."""
+    events = run("What is the global period for 27447?", backends)
+    text = prose(events)
+    assert "global period 090" in text and "[PFS CY2026 RVU26C]" in text
+    quotes = [line for line in text.splitlines() if line.startswith("- CMS wrote")]
+    assert all("27447" in q for q in quotes)
+
+
+def test_comparing_two_families_gives_their_definitions_first_and_no_code_by_code_differences(backends):
+    prepared = prepare("What is the difference between CCM and PCM?", backends)
+    assert prepared.figures == ()
+    events = run("What is the difference between CCM and PCM?", backends)
+    assert not events[0].figures
+    body = prose(events).split("\n\n", 1)[1].lstrip()
+    assert body.startswith("Chronic care management (CCM) services are")
+    assert body.index("Principal care management (PCM)") < body.index("Under the CY2026")
