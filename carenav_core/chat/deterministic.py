@@ -206,12 +206,39 @@ def figure_sentences(figures: Sequence[Figure]) -> list[str]:
     said = []
     for f in figures:
         key = (f.codes[0], f.setting) if f.kind is FigureKind.CHANGE else None
+        if f.kind is FigureKind.DRIVER:
+            continue
         if key is None:
             said.append(_SAYS[f.kind](f))
         elif spans.get(key) is f:
             years = re.findall(r"CY(\d{4})", f.label)
             said.append(_unchanged(f, bool(steady.get(key))) if f.value == 0 and "NPRM" not in f.label and
                         len(set(years)) >= 2 else _change(f))
+    return said
+
+
+def driver_sentences(figures: Sequence[Figure]) -> list[str]:
+    """Why a payment changed, per change computed: its total RVUs and the conversion factor before and after
+    (payment = total RVUs x conversion factor), e.g. "99490's non-facility total RVUs went from 1.87 to 1.98
+    (+5.9%) ... and the conversion factor from $32.3465 to $33.4009 (+3.3%)"."""
+    grouped: dict[tuple[str, str], list[Figure]] = {}
+    for figure in figures:
+        if figure.kind is FigureKind.DRIVER:
+            grouped.setdefault((figure.codes[0], figure.label), []).append(figure)
+    said = []
+    for (code, label), parts in grouped.items():
+        years = re.findall(r"CY(\d{4})", label)
+        span = f"From CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else "Across the change"
+
+        def moved(f: Figure) -> str:
+            money = f.setting == "conversion factor"
+            first, last = (f"${v}" if money else f"{v}" for v in f.inputs)
+            percent = "unchanged" if f.value == 0 or f.percent is None else \
+                f"{'+' if f.percent > 0 else '−'}{abs(f.percent)}%"
+            return f"{'the ' if money else ''}{f.setting} from {first} to {last} ({percent})"
+        first, *rest = [moved(f) for f in parts]
+        said.append(f"{span} (payment = total RVUs × conversion factor), {code}'s {first.replace(' from ', ' went from ', 1)}"
+                    + (", " if len(rest) > 1 else " and " if rest else "") + listed(rest) + f" {label}.")
     return said
 
 
@@ -648,6 +675,7 @@ class DeterministicWriter:
         plan, rows = prepared.plan, prepared.rows
         yield from ("- " + s for s in extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
+        yield from ("- " + s for s in driver_sentences(prepared.figures))
         if Intent.TREND in plan.intents:
             yield from ("- " + year_line(r, plan.setting, plan.measure) for r in _focus_rows(rows, plan))
         else:

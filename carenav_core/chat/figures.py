@@ -15,6 +15,7 @@ from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 
 CENT = Decimal("0.01")
+CF_SETTING = "conversion factor"
 TENTH = Decimal("0.1")
 
 
@@ -22,6 +23,7 @@ class FigureKind(StrEnum):
     DIFFERENCE = "difference"      # code A minus code B, same vintage
     CHANGE = "change"              # one code, earlier vintage to later vintage
     TOTAL = "total"                # codes billed together, same vintage
+    DRIVER = "driver"              # what moved a change: total RVUs and conversion factor (payment = RVUs x CF)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +41,7 @@ class Figure:
     @property
     def money(self) -> bool:
         """Dollars (payments), or RVUs."""
-        return "RVU" not in self.setting
+        return "RVU" not in self.setting and self.setting != CF_SETTING
 
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
@@ -52,7 +54,9 @@ class Figure:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
         what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays",
                 FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since",
-                FigureKind.TOTAL: "total together combined billed with plus pays"}[self.kind]
+                FigureKind.TOTAL: "total together combined billed with plus pays",
+                FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
+                                   "value units conversion factor payment times"}[self.kind]
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}"
 
     def describe(self) -> str:
@@ -146,7 +150,22 @@ def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
         for before, after in steps:
             text = f"[computed: {_name(after)}, {_short(before.label)} → {_short(after.label)}]"
             figures += _pair(FigureKind.CHANGE, text, (_name(after),), (before, after), plan)
+            if plan.reasons and plan.measure == "payment":
+                figures += _drivers(text, _name(after), (before, after), plan)
     return figures
+
+
+def _drivers(label: str, code: str, rows: tuple[ValuationRow, ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """What moved a payment change: each setting's total RVUs and the conversion factor, before and after (payment
+    = total RVUs x CF, so these two explain all of it), under the change's own label."""
+    before, after = rows
+    parts = [(f"{setting} total RVUs", getattr(before, field), getattr(after, field))
+             for setting, field in (("non-facility", "total_nonfac"), ("facility", "total_fac"))
+             if any(setting == s for s, _ in _settings(plan))]
+    parts.append((CF_SETTING, before.cf, after.cf))
+    return [Figure(kind=FigureKind.DRIVER, label=label, codes=(code,), rows=(before.label, after.label),
+                   setting=setting, inputs=(first, last), value=last - first, percent=_percent(last - first, first))
+            for setting, first, last in parts if first is not None and last is not None]
 
 
 def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:

@@ -37,6 +37,14 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
 _TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|changed?|changes|changing|"
                     r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
                     r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)
+# "Why did payment for 99490 go up in 2026?", "What drove the drop in G0556?": the change and what moved it
+_WHY = re.compile(r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|explains)\b|\breasons? (?:for|behind|why)\b|"
+                  r"\bdriv(?:er|ers|en) (?:of|by)\b", re.IGNORECASE)
+_MOVED = re.compile(r"\b(?:go|goes|went|gone|going) (?:up|down)\b|\b(?:increas|decreas|rise|rises|rising|rose|risen|"
+                    r"fall|falls|fell|fallen|drop|jump|declin|cut|chang|lower|higher|reduc)\w*|\bpa(?:y|ys|id) (?:less|more)\b",
+                    re.IGNORECASE)
+_MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:increas|decreas|rose|risen|fell|fallen|"
+                              r"drop|jump|declin|chang)\w*", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
@@ -98,6 +106,7 @@ class QuestionPlan:
     comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
     modifier: str = ""                   # a payment modifier asked ("71046-26", "professional component"): its rows
     parts: tuple[str, ...] = ()          # parts of a row asked beyond RVUs and payments: status, pe, mp, global
+    reasons: bool = False                # "Why did 99490's payment go up in 2026?": what moved it (RVUs, CF)
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -129,9 +138,10 @@ class QuestionPlan:
             where = ("in " + ", ".join(self.places)
                      + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
         said = "with what commenters said" if self.comments else ""
+        why = "why it changed (total RVUs and conversion factor)" if self.reasons else ""
         modifier = f"modifier {self.modifier} rows" if self.modifier else ""
         parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
-        return "; ".join(part for part in (self._what(), modifier, parts, said, where, self._when(),
+        return "; ".join(part for part in (self._what(), why, modifier, parts, said, where, self._when(),
                                            self.setting.value) if part)
 
     def _what(self) -> str:
@@ -288,6 +298,13 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
     years, since = _years(text, today)
+    # "Why does 99214 pay more than 99213?" compares two codes: not a change over time
+    reasons = bool(_WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
+        not (_COMPARE.search(text) and len(detection.codes) > 1 and not _MOVED_OVER_TIME.search(text))
+    if reasons and since is None and len(years) < 2:
+        # a change is between two years: the year asked and the one before (else this year and the last)
+        last = years[0] if years else today.year
+        years = (last - 1, last)
     upper = text.upper()
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code
 
@@ -305,4 +322,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since), measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
-                        parts=asked_parts(text))
+                        parts=asked_parts(text), reasons=reasons)

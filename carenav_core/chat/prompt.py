@@ -17,7 +17,7 @@ from typing import Sequence
 
 from carenav_core.chat.budget import count_tokens_each, messages_tokens
 from carenav_core.chat.events import Source
-from carenav_core.chat.figures import Figure
+from carenav_core.chat.figures import CF_SETTING, Figure, FigureKind
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.pfs.columns import BY_NAME, PROMPT_MONEY, PROMPT_RVUS
 from carenav_core.pfs.rows import ValuationRow, newest_rows
@@ -88,10 +88,19 @@ def valuation_block(rows: Sequence[ValuationRow], unpriced: Sequence[str], plan:
 
 
 def figure_line(figure: Figure) -> str:
-    """'[computed: 99490 − 99439, PFS CY2026 RVU26C] non-facility payment: difference $15.69 (31.1%)'."""
+    """'[computed: 99490 − 99439, PFS CY2026 RVU26C] non-facility payment: difference $15.69 (31.1%).'; an RVU
+    figure without dollars; what moved a change (FigureKind.DRIVER) as 'conversion factor: from $32.3465 to
+    $33.4009, change $1.0544 (3.3%)'."""
     percent = f" ({figure.percent}%)" if figure.percent is not None else ""
-    amount = f"-${-figure.value}" if figure.value < 0 else f"${figure.value}"
-    return f"{figure.label} {figure.setting} payment: {figure.kind.value} {amount}{percent}."
+    dollars = figure.money or figure.setting == CF_SETTING
+
+    def shown(value) -> str:
+        return (f"-${-value}" if value < 0 else f"${value}") if dollars else f"{value}"
+    if figure.kind is FigureKind.DRIVER:
+        return (f"{figure.label} {figure.setting} (payment = total RVUs x conversion factor): from "
+                f"{shown(figure.inputs[0])} to {shown(figure.inputs[1])}, change {shown(figure.value)}{percent}.")
+    what = f"{figure.setting} payment" if figure.money else figure.setting
+    return f"{figure.label} {what}: {figure.kind.value} {shown(figure.value)}{percent}."
 
 
 def computed_block(figures: Sequence[Figure]) -> str:

@@ -270,3 +270,15 @@ def test_comparing_two_families_gives_their_definitions_first_and_no_code_by_cod
     body = prose(events).split("\n\n", 1)[1].lstrip()
     assert body.startswith("Chronic care management (CCM) services are")
     assert body.index("Principal care management (PCM)") < body.index("Under the CY2026")
+
+
+def test_a_why_question_says_what_moved_the_payment(backends):
+    events = run("Why did payment for 99490 go up in 2026?", backends)
+    text = prose(events)
+    assert "from $60.49 to $66.13" in text                              # the change asked about, first
+    line = next(l for l in text.splitlines() if "payment = total RVUs × conversion factor" in l)
+    assert "non-facility total RVUs went from 1.87 to 1.98 (+5.9%)" in line
+    assert "the conversion factor from $32.3465 to $33.4009 (+3.3%)" in line
+    assert line.rstrip(".").endswith("[computed: 99490, PFS CY2025 RVU25D → PFS CY2026 RVU26C]")
+    assert not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    assert "why it changed" in events[0].plan.summary()

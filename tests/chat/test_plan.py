@@ -198,3 +198,37 @@ def test_a_family_level_asked_is_that_member(question, focus):
     p = plan(question)
     assert p.focus_codes == focus and p.named_codes == ()
     assert Intent.LOOKUP in plan("What's APCM level 2 worth?").intents
+
+
+@pytest.mark.parametrize("question, years, reasons", [
+    ("Why did payment for 99490 go up in 2026?", (2025, 2026), True),
+    ("Why did 99214 pay less in 2025?", (2024, 2025), True),
+    ("What drove the drop in G0556 payment?", (2025, 2026), True),      # no year: this year and the last
+    ("Why did 99487 change from 2021 to 2026?", (2021, 2022, 2023, 2024, 2025, 2026), True),
+    ("Why does 99214 pay more than 99213?", (), False),                 # two codes compared, not a change
+    ("Why is G0556 paid monthly?", (), False),                          # why, but nothing moved
+    ("Why did the conversion factor fall in 2025?", (2025,), False),     # no code: the CF answer, not rows
+])
+def test_a_why_question_about_a_change_asks_for_the_two_years_and_what_moved_it(question, years, reasons):
+    read = plan(question)
+    assert read.reasons is reasons and read.years == years
+    if reasons:
+        assert Intent.TREND in read.intents and "why it changed" in read.summary()
+
+
+def test_what_moved_a_payment_is_its_total_rvus_and_the_conversion_factor():
+    before = make_row(hcpcs="99490", cy=2025, total_nonfac=Decimal("1.87"), total_fac=Decimal("1.48"),
+                      cf=Decimal("32.3465"), label="[PFS CY2025 RVU25D]")
+    after = make_row(hcpcs="99490", cy=2026, vintage="rvu26c", total_nonfac=Decimal("1.98"), total_fac=Decimal("1.31"),
+                     cf=Decimal("33.4009"), label="[PFS CY2026 RVU26C]")
+    read = plan("Why did payment for 99490 go up in 2026?")
+    figures = compute_figures(mark_focus([before, after], read), read)
+    drivers = {f.setting: f for f in figures if f.kind is FigureKind.DRIVER}
+    assert set(drivers) == {"non-facility total RVUs", "facility total RVUs", "conversion factor"}
+    assert drivers["conversion factor"].value == Decimal("1.0544") and drivers["conversion factor"].percent == Decimal("3.3")
+    assert drivers["non-facility total RVUs"].inputs == (Decimal("1.87"), Decimal("1.98"))
+    change = next(f for f in figures if f.kind is FigureKind.CHANGE and f.setting == "non-facility")
+    assert all(d.label == change.label for d in drivers.values())      # cited with the change's own label
+    assert change.inputs == (Decimal("60.49"), Decimal("66.13"))       # 1.87 x 32.3465 and 1.98 x 33.4009, to cents
+    plain = plan("How did 99490's payment change from 2025 to 2026?")
+    assert not any(f.kind is FigureKind.DRIVER for f in compute_figures(mark_focus([before, after], plain), plain))

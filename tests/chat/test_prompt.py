@@ -1,7 +1,10 @@
 """The prompt: one system message, one user message; the Valuation block only when there is one."""
 from __future__ import annotations
 
-from carenav_core.chat.prompt import SYSTEM_PROMPT, build_prompt, valuation_block
+from decimal import Decimal
+
+from carenav_core.chat.figures import Figure, FigureKind
+from carenav_core.chat.prompt import SYSTEM_PROMPT, build_prompt, figure_line, valuation_block
 from tests.chat.values import EXCERPT, G0556, INJECTION, PROPOSED_2027
 
 QUESTION = "How is G0556 paid in 2025?"
@@ -84,3 +87,17 @@ def test_an_excerpt_says_whose_words_it_gives():
     assert lines[1].startswith("[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09; commenters' views as CMS summarised them) Comment:")
     assert lines[2].startswith("[89 FR 97860 ¶4] (CY 2025 final rule, 2024-12-09; CMS's response to comments) We are finalizing")
     assert "never to CMS" in SYSTEM_PROMPT
+
+
+def test_figure_lines_say_dollars_only_for_money_and_what_moved_a_change():
+    label = "[computed: 99490, PFS CY2025 RVU25D → PFS CY2026 RVU26C]"
+    cf = Figure(kind=FigureKind.DRIVER, label=label, codes=("99490",), rows=(), setting="conversion factor",
+                inputs=(Decimal("32.3465"), Decimal("33.4009")), value=Decimal("1.0544"), percent=Decimal("3.3"))
+    rvus = Figure(kind=FigureKind.DRIVER, label=label, codes=("99490",), rows=(), setting="non-facility total RVUs",
+                  inputs=(Decimal("1.87"), Decimal("1.98")), value=Decimal("0.11"), percent=Decimal("5.9"))
+    work = Figure(kind=FigureKind.DIFFERENCE, label=label, codes=("99490",), rows=(), setting="work RVU",
+                  inputs=(Decimal("1.00"), Decimal("0.70")), value=Decimal("0.30"), percent=Decimal("42.9"))
+    assert figure_line(cf).endswith("conversion factor (payment = total RVUs x conversion factor): from $32.3465 to "
+                                    "$33.4009, change $1.0544 (3.3%).")
+    assert "from 1.87 to 1.98, change 0.11 (5.9%)" in figure_line(rvus) and "$" not in figure_line(rvus)
+    assert figure_line(work) == f"{label} work RVU: difference 0.30 (42.9%)."
