@@ -651,9 +651,11 @@ class DeterministicWriter:
             yield from ("- " + s for s in factor_sentences(prepared.factors))
         plan = prepared.plan
         if Intent.DEFINITION in plan.intents and families_compared(plan):
-            # "What is the difference between CCM and PCM?": what each family is, then their codes' values
+            # "What is the difference between CCM and PCM?": what each family is; their codes' values are in the
+            # table above and are restated only when the question asks for a payment
             yield from self._definitions(prepared)
-            yield from self._answer(prepared, evidence)
+            if Intent.LOOKUP in plan.intents:
+                yield from self._answer(prepared, evidence)
             yield from self._how_valued(prepared, evidence)
             return
         if Intent.POLICY in prepared.plan.intents and _defined_aspect(prepared):

@@ -10,6 +10,7 @@ import streamlit as st
 
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.figures import CF_SETTING, Figure, FigureKind
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
 from carenav_core.params import TAG_MEANINGS
@@ -46,11 +47,17 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
     if not event.figures:
         return
     st.markdown("**Computed from the rows** (code computes; cite the label)")
-    st.dataframe([{"Figure": f.describe(), "Setting": f.setting, "Amount": float(f.value),
+    st.dataframe([{"Figure": f.describe(), "What": f.setting + (" (what moved the change)"
+                                                                if f.kind is FigureKind.DRIVER else ""),
+                   "Amount": float(f.value), "Unit": _unit(f),
                    "Percent": float(f.percent) if f.percent is not None else None, "Cite as": f.label}
                   for f in event.figures], hide_index=True, width="stretch", key=f"figures-{key}",
-                 column_config={"Amount": st.column_config.NumberColumn("Amount", format="dollar"),
-                                "Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})
+                 column_config={"Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})
+
+
+def _unit(figure: Figure) -> str:
+    """'$' for payments and conversion factors, 'RVUs' for relative value units (one Amount column, sortable)."""
+    return "$" if figure.money or figure.setting == CF_SETTING else "RVUs"
 
 
 def _trend_chart(rows: list[ValuationRow]) -> None:

@@ -269,7 +269,9 @@ def test_comparing_two_families_gives_their_definitions_first_and_no_code_by_cod
     assert not events[0].figures
     body = prose(events).split("\n\n", 1)[1].lstrip()
     assert body.startswith("Chronic care management (CCM) services are")
-    assert body.index("Principal care management (PCM)") < body.index("Under the CY2026")
+    assert "Principal care management (PCM)" in body and "Under the CY2026" not in body    # the rows: in the table
+    paid = prose(run("What is the difference between CCM and PCM payments?", backends))
+    assert paid.index("Principal care management (PCM)") < paid.index("Under the CY2026")
 
 
 def test_a_why_question_says_what_moved_the_payment(backends):
