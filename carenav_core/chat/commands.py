@@ -40,7 +40,14 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print(event: ChatEvent) -> None:
-    if isinstance(event, FactorEvent):
+    if isinstance(event, FactorEvent) and event.anesthesia:
+        first = event.anesthesia[0]
+        print(f"anesthesia conversion factors, CY{first.cy} (ANES file CY{first.file_cy}; * = asked):")
+        shown = [r for r in event.anesthesia if r.asked] or []
+        for local in dict.fromkeys([*shown, event.anesthesia[0], event.anesthesia[-1]]):
+            print(f"  {'*' if local.asked else ' '} {local.state:3s} {local.key:9s} {local.name[:40]:40s} ${local.amount}")
+        print(f"  ({len(event.anesthesia)} localities, lowest and highest shown; --json gives all)\n")
+    if isinstance(event, FactorEvent) and event.rows:
         print("national PFS conversion factors (* = asked):")
         for row in event.rows:
             change = f"{row.percent:+}% vs {row.prior_label}" if row.percent is not None else ""

@@ -16,7 +16,8 @@ from typing import Iterator, Sequence
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
-from carenav_core.chat.factors import CONVERSION_FACTOR, FACTOR_KIND, asks_conversion_factor, factor_sentences
+from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
+                                       factor_sentences)
 from carenav_core.chat.figures import Figure, FigureKind, families_compared
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
@@ -34,6 +35,7 @@ NOTHING_FOUND = "No retrieved excerpt or fee schedule row answers this question.
 NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
+_ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND})      # excerpts made by code, never quoted as rule text
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
@@ -649,6 +651,15 @@ class DeterministicWriter:
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
             yield from ("- " + s for s in factor_sentences(prepared.factors))
+        local = anesthesia_summary(prepared.anesthesia)
+        if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
+            yield from ("- " + s for s in local.sentences())
+        if (prepared.factors or local) and not prepared.rows:
+            # the data answered it; rule text only when the question asks about the rule or why (the retrieved
+            # paragraphs stay under Sources)
+            if ASKS_RULE.search(prepared.question) or _ASKS_WHY.search(prepared.question):
+                yield from self._how_valued(prepared, evidence)
+            return
         plan = prepared.plan
         if Intent.DEFINITION in plan.intents and families_compared(plan):
             # "What is the difference between CCM and PCM?": what each family is; their codes' values are in the

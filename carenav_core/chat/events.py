@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
-from carenav_core.pfs.factors import FactorRow
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -151,6 +151,7 @@ class FactorEvent(_Event):
     type: ClassVar[EventType] = EventType.FACTORS
     rows: tuple[FactorRow, ...]
     trend: bool = False            # the question spans years: a chart of the amounts helps
+    anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality (an anesthesia CF question)
 
 
 @dataclass(frozen=True, kw_only=True)

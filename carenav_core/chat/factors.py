@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import Intent, QuestionPlan
-from carenav_core.pfs.factors import FactorRow
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
 
 FACTOR_KIND = "conversion factor"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
@@ -19,10 +19,11 @@ _PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d
 _ANESTHESIA = re.compile(r"\ban(?:a)?esthesia\b", re.IGNORECASE)
 
 
-ANESTHESIA_NOTE = ("The anesthesia conversion factor is not the Physician Fee Schedule conversion factor, and the "
-                   "loaded data hold no national anesthesia conversion factor (the CMS ANES files give it by payment "
-                   "locality), so no conversion factor is stated here; the national PFS conversion factors are not "
-                   "anesthesia amounts.")
+ANESTHESIA_NOTE = ("The loaded data hold no national anesthesia conversion factor (it is not the Physician Fee "
+                   "Schedule conversion factor); the anesthesia conversion factors of the CMS ANES file, one per "
+                   "payment locality, are shown instead.")
+NO_ANESTHESIA = ("The loaded data hold no anesthesia conversion factor for this year (no CMS ANES file), and the "
+                 "national PFS conversion factor is not an anesthesia amount, so none is stated.")
 
 
 def asks_conversion_factor(text: str) -> bool:
@@ -117,7 +118,7 @@ def span(rows: tuple[FactorRow, ...]) -> Span | None:
 def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
     """The asked rows as excerpts (the writer and the model cite these labels), then the span across them."""
     asked = tuple(Source(label=r.label, title=f"{r.rule}: conversion factor", kind=FACTOR_KIND,
-                         published=r.effective.isoformat(), text=r.text(), url=r.fr_url)
+                         published="", text=r.text(), url=r.fr_url)
                   for r in rows if r.in_focus)
     across = span(rows)
     return asked + ((across.source(),) if across else ())
@@ -166,6 +167,10 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
                  + f" {row.label}" for row in asked]
     else:
         lines = [_rule_sentence(group) for group in groups.values()]
+    why = next((r for r in asked if "law sets two conversion factors" in r.note), None)
+    if why is not None:         # the note on file says why a year has two
+        lines.append("From CY 2026 the law sets two conversion factors, one for qualifying APM participants (QP) and "
+                     f"one for other clinicians (non-QP) {why.label}.")
     across = span(tuple(rows))
     if across is not None and across.change:
         way = "rose" if across.change > 0 else "fell"
@@ -183,8 +188,65 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
 TAG_WORDS = {"D": "derived", "S": "secondary source", "U": "unverified"}
 
 
-def checked_facts(rows: tuple[FactorRow, ...]) -> tuple:
-    """The asked rows and the span across them, for the output guard: their labels carry amounts as a valuation
-    row's label does (a sentence stating a conversion factor must cite one of them)."""
-    across = span(rows)
-    return tuple(r for r in rows if r.in_focus) + ((across,) if across else ())
+def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, ...] = ()) -> tuple:
+    """The asked rows, the span across them and the anesthesia summary, for the output guard: their labels carry
+    amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
+    across, local = span(rows), anesthesia_summary(anesthesia)
+    return tuple(r for r in rows if r.in_focus) + ((across,) if across else ()) + ((local,) if local else ())
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnesthesiaSummary:
+    """The anesthesia conversion factors of one CY across payment localities, and those of the places asked."""
+    rows: tuple[AnesthesiaRow, ...]      # cheapest first (pfs.factors.anesthesia_rows)
+
+    @property
+    def label(self) -> str:
+        return self.rows[0].label
+
+    @property
+    def median(self) -> Decimal:
+        amounts = [r.amount for r in self.rows]
+        middle = len(amounts) // 2
+        return amounts[middle] if len(amounts) % 2 else (amounts[middle - 1] + amounts[middle]) / 2
+
+    @property
+    def asked(self) -> tuple[AnesthesiaRow, ...]:
+        return tuple(r for r in self.rows if r.asked)
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        return (self.rows[0].amount, self.rows[-1].amount, self.median, Decimal(len(self.rows)),
+                Decimal(self.rows[0].cy), Decimal(self.rows[0].file_cy), *(r.amount for r in self.asked))
+
+    def words(self) -> str:
+        return ("anesthesia conversion factor CF payment locality localities range lowest highest median from to "
+                f"across ANES file CY{self.rows[0].file_cy} {self.rows[0].cy} loaded no file " +
+                " ".join(f"{r.name} {r.state} {r.key}" for r in (self.rows[0], self.rows[-1], *self.asked)))
+
+    def _place(self, row: AnesthesiaRow) -> str:
+        return f"{row.name.strip()} ({row.state}, locality {row.key})"
+
+    def sentences(self) -> list[str]:
+        low, high, cy, file_cy = self.rows[0], self.rows[-1], self.rows[0].cy, self.rows[0].file_cy
+        said = [f"CY {cy} anesthesia conversion factors range from ${low.amount} in {self._place(low)} to "
+                f"${high.amount} in {self._place(high)} across {len(self.rows)} payment localities, with a median of "
+                f"${self.median} {self.label}."]
+        said += [f"In {self._place(r)} it is ${r.amount} {self.label}." for r in self.asked]
+        if file_cy != cy:
+            said.append(f"No CY {cy} ANES file is loaded: these are the amounts of the CY {file_cy} file {self.label}.")
+        return said
+
+    def source(self) -> Source:
+        text = " ".join(re.sub(r"\s*\[ANES CY\d{4}\]\.$", ".", s) for s in self.sentences())
+        return Source(label=self.label, title=f"CMS anesthesia conversion factors by locality (ANES file, CY "
+                      f"{self.rows[0].file_cy})", kind=FACTOR_KIND, published="", text=text,
+                      url="https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files")
+
+
+def anesthesia_summary(rows: tuple[AnesthesiaRow, ...]) -> AnesthesiaSummary | None:
+    return AnesthesiaSummary(rows=rows) if rows else None
+
+
+def asked_places(rows: tuple[AnesthesiaRow, ...], keys: set[str]) -> tuple[AnesthesiaRow, ...]:
+    """The rows with the localities the question names marked."""
+    return tuple(replace(r, asked=r.key in keys) for r in rows)

@@ -24,7 +24,8 @@ from carenav_core.backends import Backends, data_version
 from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, ProgressEvent, Source, SourcesEvent,
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
-from carenav_core.chat.factors import ANESTHESIA_NOTE, asks_anesthesia, asks_conversion_factor, factor_sources, in_focus
+from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places,
+                                       asks_anesthesia, asks_conversion_factor, factor_sources, in_focus)
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
@@ -36,8 +37,9 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
-from carenav_core.pfs.factors import factor_rows
-from carenav_core.pfs.places import priced_places
+from carenav_core.pfs.factors import AnesthesiaRow, anesthesia_rows, factor_rows
+from carenav_core.pfs.locality import directory
+from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import value
 from carenav_core.retrieval.progress import index_progress, progress_note
@@ -152,6 +154,23 @@ def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
     return flagged
 
 
+def _anesthesia(backends: Backends, text: str, plan: QuestionPlan, today: date) -> tuple[AnesthesiaRow, ...]:
+    """The anesthesia CFs by locality of the year asked (else the newest year with localities), the places the
+    question names marked; () without a database or an ANES file."""
+    if backends.fee_db is None:
+        return ()
+    try:
+        years = sorted(directory(backends.fee_db).gpci)
+        cy = max((y for y in plan.years if y in years), default=max((y for y in years if y <= today.year),
+                                                                    default=max(years, default=0)))
+        rows = anesthesia_rows(backends.fee_db, cy)
+        keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
+    except duckdb.Error as exc:
+        log.warning("anesthesia lookup failed: %s", exc)
+        return ()
+    return asked_places(rows, keys)
+
+
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
                 ) -> tuple[QuestionPlan, tuple[ValuationRow, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
@@ -214,7 +233,8 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
 
 
 def prepare(question: str, backends: Backends, valuation: bool = True, today: date | None = None) -> Prepared:
-    """Plan, value, compute, retrieve and build the prompt. `valuation=False` switches the code feature off;
+    """Plan, value, compute, retrieve and build the prompt. `valuation=False` switches the code feature (and the
+    conversion-factor answer) off;
     `today` (default: the date now) resolves "last year" and how far back "since 2021" reaches."""
     today = today or date.today()
     text, warnings = clean_question(question)
@@ -228,19 +248,26 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)
-    factors = in_focus(factor_rows(), plan, text) if asks_conversion_factor(text) and not asks_anesthesia(text) else ()
-    if asks_conversion_factor(text) and asks_anesthesia(text):
-        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE),)
+    # the fee-schedule evidence without a code: the national conversion factors (part of the switchable feature)
+    asks_cf = valuation and asks_conversion_factor(text)
+    factors = in_focus(factor_rows(), plan, text) if asks_cf and not asks_anesthesia(text) else ()
+    anesthesia: tuple[AnesthesiaRow, ...] = ()
+    if asks_cf and asks_anesthesia(text):
+        anesthesia = _anesthesia(backends, text, plan, today)
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
+                                  else NO_ANESTHESIA),)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
-    sources = definition_sources(detection) + factor_sources(factors) + tuple(source_of(h) for h in found.hits)
+    local = anesthesia_summary(anesthesia)
+    sources = (definition_sources(detection) + factor_sources(factors) + ((local.source(),) if local else ())
+               + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows, factors=factors,
+                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia,
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 
@@ -287,8 +314,8 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
         yield ValuationEvent(codes=prepared.detection.codes, families=prepared.detection.families,
                              rows=prepared.rows, provenance=provenance_for(prepared.rows), unpriced=prepared.unpriced,
                              figures=prepared.figures, plan=prepared.plan)
-    if prepared.factors:
-        yield FactorEvent(rows=prepared.factors,
+    if prepared.factors or prepared.anesthesia:
+        yield FactorEvent(rows=prepared.factors, anesthesia=prepared.anesthesia,
                           trend=len({r.cy for r in prepared.factors if r.in_focus and not r.proposed}) > 1)
     yield from prepared.warnings
     if backends.model is None and backends.settings.ollama_host:

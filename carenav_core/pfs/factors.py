@@ -87,7 +87,7 @@ class FactorRow:
         if self.prior is not None:
             change = (f"; {self.change:+.4f} ({self.percent:+.2f}%) from the {self.prior_label} conversion factor of "
                       f"${self.prior}")
-        note = f" ({self.note})" if self.note and not self.variant else ""
+        note = f" ({self.note})" if self.note else ""
         verb, effect = ("proposes", "to be in effect") if self.proposed else ("sets", "in effect")
         return (f"The {self.rule} {verb} a national PFS conversion factor of ${self.amount}{who}, {effect} "
                 f"{self.effective:%B %-d, %Y} to {self.until:%B %-d, %Y}{note}{change}. How the amount was confirmed: "
@@ -122,3 +122,29 @@ def factor_rows(book: RuleBook | None = None) -> tuple[FactorRow, ...]:
                                   several=sum(c.variant == entry.variant for c in rule.cfs) > 1,
                                   prior=before[0] if before else None, prior_label=before[1] if before else ""))
     return tuple(rows)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnesthesiaRow:
+    """One payment locality's anesthesia conversion factor (CMS ANES file) for one CY."""
+    cy: int
+    file_cy: int          # the CY of the ANES file it was read from (CY2026 has none loaded: the CY2025 file)
+    key: str              # "01112:05" (MAC:locality)
+    state: str
+    name: str
+    amount: Decimal
+    asked: bool = False   # a place the question names
+
+    @property
+    def label(self) -> str:
+        return f"[ANES CY{self.file_cy}]"
+
+
+def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
+    """Every locality of CY `cy` (its GPCI file) with its anesthesia CF, cheapest first; () when none is loaded."""
+    from carenav_core.pfs.locality import directory
+    book = directory(con)
+    found = [(place, book.anes.get((cy, place.key))) for place in book.localities(cy)]
+    return tuple(sorted((AnesthesiaRow(cy=cy, file_cy=anes[1], key=place.key, state=place.state, name=place.name,
+                                       amount=anes[0]) for place, anes in found if anes is not None),
+                        key=lambda r: (r.amount, r.state, r.key)))

@@ -132,6 +132,10 @@ def factor_chart(event: FactorEvent) -> alt.Chart:
 def render_factors(event: FactorEvent, key: str) -> None:
     """The national PFS conversion factors (the asked ones ticked), a chart when the question spans years, and the
     table as CSV."""
+    if event.anesthesia:
+        _anesthesia_table(event, key)
+    if not event.rows:
+        return
     asked = sum(r.in_focus for r in event.rows)
     st.markdown(f"**National PFS conversion factors** — {asked} asked (ticked), the others for context; "
                 "from data/pfs_rules.toml")
@@ -146,6 +150,21 @@ def render_factors(event: FactorEvent, key: str) -> None:
         st.altair_chart(factor_chart(event), width="stretch")
     st.download_button("Download conversion factors (CSV)", frame.to_csv(index=False).encode("utf-8"),
                        file_name="carenav_conversion_factors.csv", mime="text/csv", key=f"factors-csv-{key}")
+
+
+def _anesthesia_table(event: FactorEvent, key: str) -> None:
+    """Anesthesia conversion factors, one per payment locality (CMS ANES file), the places asked ticked and first."""
+    first = event.anesthesia[0]
+    note = "" if first.file_cy == first.cy else f" (no CY{first.cy} ANES file loaded: the CY{first.file_cy} file)"
+    st.markdown(f"**Anesthesia conversion factors by payment locality, CY{first.cy}**{note} — cite "
+                f"{plain(first.label)}")
+    frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key,
+                           "Anesthesia CF": float(r.amount), "ANES file": f"CY{r.file_cy}"}
+                          for r in sorted(event.anesthesia, key=lambda r: (not r.asked, r.state, r.key))])
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"anesthesia-{key}", column_config={
+        "Anesthesia CF": st.column_config.NumberColumn("Anesthesia CF", format="$%.2f")})
+    st.download_button("Download anesthesia conversion factors (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"carenav_anesthesia_cf_cy{first.cy}.csv", mime="text/csv", key=f"anes-csv-{key}")
 
 
 def render_after(answer: Answer, warnings: bool = True) -> None:

@@ -7,6 +7,7 @@ from decimal import Decimal
 import ollama
 import pytest
 
+from carenav_core.chat.deterministic import DeterministicWriter
 from carenav_core.chat.events import FactorEvent, TokenEvent, WarningEvent
 from carenav_core.chat.evidence import build_evidence
 from carenav_core.chat.factors import asks_conversion_factor, checked_facts, factor_sentences, in_focus
@@ -107,12 +108,30 @@ def test_a_conversion_factor_question_answers_with_the_amounts_before_any_prose(
     assert cited[0].label == "[CF CY2026 non-QP]" and cited[0].url.endswith("90-FR-49266")
 
 
-def test_an_anesthesia_conversion_factor_question_is_not_given_the_pfs_amount(backends):
-    events = list(answer("What is the anesthesia conversion factor for 2025?", backends))
-    assert not any(isinstance(e, FactorEvent) for e in events)
+def test_an_anesthesia_conversion_factor_question_gets_the_locality_amounts_not_the_pfs_one(backends):
+    events = list(answer("What is the anesthesia conversion factor in Seattle for 2025?", backends))
+    table = next(e for e in events if isinstance(e, FactorEvent))
+    assert table.rows == () and len(table.anesthesia) == 109           # every CY2025 locality of the ANES file
+    seattle = [r for r in table.anesthesia if r.asked]
+    assert [(r.key, r.amount) for r in seattle] == [("02402:02", Decimal("21.54"))]   # ANES2025.csv: 02402,02,21.54
+    amounts = sorted(r.amount for r in table.anesthesia)
+    assert (amounts[0], amounts[-1], amounts[54]) == (Decimal("19.12"), Decimal("27.86"), Decimal("20.30"))
     notes = [e for e in events if isinstance(e, WarningEvent) and e.kind == "not_in_data"]
-    assert notes and "anesthesia" in notes[0].message
-    assert "32.3465" not in "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert notes and "no national anesthesia conversion factor" in notes[0].message
+    text = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
+    assert "from $19.12 in NEBRASKA" in text and "to $27.86 in ALASKA" in text and "median of $20.30" in text
+    assert "In SEATTLE (KING CNTY) (WA, locality 02402:02) it is $21.54 [ANES CY2025]." in text
+    assert "32.3465" not in text and not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    evidence = build_evidence([], [], prepare("anesthesia CF in Seattle 2025", backends).checked)
+    assert check_sentence("In Seattle the anesthesia conversion factor is $22.54 [ANES CY2025].", evidence)
+    assert check_sentence("In Seattle the anesthesia conversion factor is $21.54 [ANES CY2025].", evidence) == ()
+
+
+def test_a_year_without_an_anes_file_says_whose_amounts_it_shows(backends):
+    prepared = prepare("anesthesia conversion factor 2026", backends)
+    assert {r.cy for r in prepared.anesthesia} == {2026} and {r.file_cy for r in prepared.anesthesia} == {2025}
+    text = "".join(DeterministicWriter().stream(prepared))
+    assert "No CY 2026 ANES file is loaded: these are the amounts of the CY 2025 file [ANES CY2025]." in text
 
 
 def test_a_model_stating_a_wrong_conversion_factor_is_withheld(backends, ollama_double):
@@ -135,3 +154,10 @@ def test_a_model_stating_a_wrong_conversion_factor_is_withheld(backends, ollama_
 def test_a_code_question_is_unchanged_by_the_conversion_factor_feature(backends):
     prepared = prepare("What does G0556 pay in 2026?", backends)
     assert prepared.factors == () and not any(s.label.startswith("[CF ") for s in prepared.sources)
+
+
+def test_without_the_valuation_feature_a_conversion_factor_question_answers_from_retrieval_alone(backends):
+    question = "What is the CY 2026 conversion factor?"
+    assert prepare(question, backends, valuation=False).factors == ()
+    assert prepare(question, backends).factors
+    assert not any(isinstance(e, FactorEvent) for e in answer(question, backends, valuation=False))
