@@ -233,9 +233,9 @@ def driver_sentences(figures: Sequence[Figure]) -> list[str]:
         span = f"From CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else "Across the change"
 
         def moved(f: Figure) -> str:
-            money = f.setting == "conversion factor"
+            money = f.dollars
             first, last = (f"${v}" if money else f"{v}" for v in f.inputs)
-            percent = "unchanged" if f.value == 0 or f.percent is None else \
+            percent = "unchanged" if f.value == 0 else "new" if f.percent is None else \
                 f"{'+' if f.percent > 0 else '−'}{abs(f.percent)}%"
             return f"{'the ' if money else ''}{f.setting} from {first} to {last} ({percent})"
         first, *rest = [moved(f) for f in parts]

@@ -153,6 +153,17 @@ class FactorEvent(_Event):
     trend: bool = False            # the question spans years: a chart of the amounts helps
     anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality (an anesthesia CF question)
 
+    def to_dict(self) -> dict[str, Any]:
+        """As every event, plus each row's citable labels and its change (computed properties, not fields), so the
+        JSON joins to the prose's citations."""
+        out = super().to_dict()
+        for row, shown in zip(self.rows, out["rows"]):
+            shown.update(label=row.label, change_label=row.change_label if row.prior is not None else None,
+                         change=json_value(row.change), percent=json_value(row.percent))
+        for row, shown in zip(self.anesthesia, out["anesthesia"]):
+            shown.update(label=row.label)
+        return out
+
 
 @dataclass(frozen=True, kw_only=True)
 class TokenEvent(_Event):

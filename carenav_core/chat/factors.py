@@ -10,12 +10,14 @@ from decimal import Decimal
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import Intent, QuestionPlan
+from carenav_core.params import TAG_MEANINGS
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
 
 FACTOR_KIND = "conversion factor"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
 _CF = re.compile(r"\bCFs?\b")
-_PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d{4}|20\d\d)\b", re.IGNORECASE)
+_PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d{4}|20\d\d|(?:this|last|next) year|"
+                        r"current(?:ly)?|now|today)\b", re.IGNORECASE)
 _ANESTHESIA = re.compile(r"\ban(?:a)?esthesia\b", re.IGNORECASE)
 
 
@@ -26,10 +28,28 @@ NO_ANESTHESIA = ("The loaded data hold no anesthesia conversion factor for this 
                  "national PFS conversion factor is not an anesthesia amount, so none is stated.")
 
 
-def asks_conversion_factor(text: str) -> bool:
-    """The question asks about the PFS conversion factor: "conversion factor" written out, or "CF" beside a fee
-    schedule word or a year ("the 2026 CF"), so "CF" alone (cystic fibrosis) is not read as one."""
-    return bool(CONVERSION_FACTOR.search(text) or (_CF.search(text) and _PFS_WORDS.search(text)))
+# "CF" that is cystic fibrosis, not a conversion factor
+_NOT_CF = re.compile(r"\bcystic fibrosis\b|\bCF (?:patients?|care|clinics?|cent(?:er|re)s?|screening|carriers?|"
+                     r"diagnos\w*|testing|exacerbations?)\b", re.IGNORECASE)
+# conversion factors of other Medicare payment systems: not the PFS one, and not in the loaded data
+OTHER_SYSTEMS = re.compile(r"\b(?:OPPS|hospital outpatient|ASCs?|ambulatory surgical|home health|HH PPS|ESRD|dialysis|"
+                           r"ambulance|IPPS|SNF|skilled nursing|hospice|IRF|LTCH|ACOs?|Shared Savings|clinical lab\w*|"
+                           r"CLFS|DMEPOS)\b", re.IGNORECASE)
+
+
+def asks_conversion_factor(text: str, codes: bool = False) -> bool:
+    """The question asks about a conversion factor: "conversion factor" written out, or "CF" beside a fee-schedule
+    word, a year ("the 2026 CF", "the CF this year") or a code ("the CF for 99213"); "CF" as cystic fibrosis
+    ("CF care", "cystic fibrosis (CF)") is not one."""
+    if CONVERSION_FACTOR.search(text):
+        return True
+    return bool(_CF.search(text) and not _NOT_CF.search(text) and (codes or _PFS_WORDS.search(text)))
+
+
+def other_system(text: str) -> str:
+    """The other payment system a conversion-factor question names ("OPPS", "home health"), else ''."""
+    found = OTHER_SYSTEMS.search(text)
+    return found.group(0) if found else ""
 
 
 def asks_anesthesia(text: str) -> bool:
@@ -42,6 +62,7 @@ _OVER_YEARS = re.compile(r"\b(?:every|each) year\b|\bover (?:the )?(?:years|time
 
 
 _PROPOSED = re.compile(r"\bpropos(?:e|es|ed|al|ing)\b", re.IGNORECASE)
+_FINAL = re.compile(r"\bfinal(?:i[sz]ed?|i[sz]ing)?\b", re.IGNORECASE)
 
 
 def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") -> tuple[FactorRow, ...]:
@@ -49,6 +70,7 @@ def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") ->
     the asked year has no final rule), every year from "since", every year for a trend; else the newest final
     rule and the newest proposed rule."""
     proposed = plan.proposed or bool(_PROPOSED.search(text))       # "What CF did CMS propose for 2027?"
+    both = proposed and bool(_FINAL.search(text))       # "proposed for 2026 and what was finalized": both stages
     finals = {r.cy for r in rows if not r.proposed}
     newest_final = max(finals, default=0)
     newest_proposed = max((r.cy for r in rows if r.proposed), default=0)
@@ -57,7 +79,7 @@ def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") ->
         if plan.since is not None:
             return row.cy >= plan.since and (not row.proposed or row.cy not in finals)
         if plan.years:
-            return row.cy in plan.years and (row.proposed == proposed or
+            return row.cy in plan.years and (both or row.proposed == proposed or
                                              (row.proposed and row.cy not in finals))
         if proposed:
             return row.proposed and row.cy == newest_proposed
@@ -103,6 +125,30 @@ class Span:
                       f"{self.last.name}", kind=FACTOR_KIND, published="", text=text, url=self.last.fr_url)
 
 
+@dataclass(frozen=True, kw_only=True)
+class FactorChange:
+    """A conversion factor's change from the previous CY's final one, under its own label for the guard."""
+    row: FactorRow
+
+    @property
+    def label(self) -> str:
+        return self.row.change_label
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        return self.row.change_numbers()
+
+    def words(self) -> str:
+        return self.row.change_words()
+
+    def source(self) -> Source:
+        return Source(label=self.label, title=f"{self.row.rule}: change in the conversion factor", kind=FACTOR_KIND,
+                      published="", text=self.row.change_text(), url=self.row.fr_url)
+
+
+def _changes(rows) -> tuple[FactorChange, ...]:
+    return tuple(FactorChange(row=r) for r in rows if r.in_focus and r.prior is not None)
+
+
 def _spaced(row: FactorRow) -> str:
     return row.name.replace("CY", "CY ", 1)
 
@@ -112,7 +158,9 @@ def span(rows: tuple[FactorRow, ...]) -> Span | None:
     finals = [r for r in rows if r.in_focus and not r.proposed and r.variant in ("", "non-QP")]
     if len({r.cy for r in finals}) < 2:
         return None
-    return Span(first=min(finals, key=lambda r: r.effective), last=max(finals, key=lambda r: r.effective))
+    first_cy = min(r.cy for r in finals)          # of a split first year its last period, as factor_rows compares
+    return Span(first=max((r for r in finals if r.cy == first_cy), key=lambda r: r.effective),
+                last=max(finals, key=lambda r: r.effective))
 
 
 def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
@@ -121,7 +169,7 @@ def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
                          published="", text=r.text(), url=r.fr_url)
                   for r in rows if r.in_focus)
     across = span(rows)
-    return asked + ((across.source(),) if across else ())
+    return asked + tuple(c.source() for c in _changes(rows)) + ((across.source(),) if across else ())
 
 
 def _moved(row: FactorRow) -> str:
@@ -129,9 +177,9 @@ def _moved(row: FactorRow) -> str:
     if row.prior is None or row.percent is None:
         return ""
     if row.change == 0:
-        return f", unchanged from the {row.prior_label} conversion factor"
+        return f", unchanged from the {row.prior_label} conversion factor {row.change_label}"
     way = "up" if row.change > 0 else "down"
-    return f", {way} {abs(row.percent)}% from the {row.prior_label} conversion factor of ${row.prior}"
+    return f", {way} {abs(row.percent)}% from the {row.prior_label} conversion factor of ${row.prior} {row.change_label}"
 
 
 def _rule_sentence(group: list[FactorRow]) -> str:
@@ -141,14 +189,14 @@ def _rule_sentence(group: list[FactorRow]) -> str:
     verb = "proposes" if first.proposed else "sets"
     if len(group) == 1:
         return (f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} a national PFS conversion factor of "
-                f"${first.amount}{_moved(first)} {first.label}.")
+                f"${first.amount} {first.label}{_moved(first)}.")
     if all(r.variant for r in group):
-        parts = [f"${r.amount} for {r.who}{_moved(r)} {r.label}" for r in group]
+        parts = [f"${r.amount} for {r.who} {r.label}{_moved(r)}" for r in group]
         count = {2: "two", 3: "three"}.get(len(group), "several")
         return (f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} {count} national PFS conversion factors: "
                 + "; ".join(parts) + ".")
     parts = [f"${r.amount} from {r.effective:%B %-d} to {r.until:%B %-d, %Y}" + (f" ({r.note})" if r.note else "")
-             + f"{_moved(r)} {r.label}" for r in group]
+             + f" {r.label}{_moved(r)}" for r in group]
     return f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} " + " and ".join(parts) + "."
 
 
@@ -163,8 +211,9 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
         lines = [f"CY {row.cy}{' proposed' if row.proposed else ''}"
                  + (f" {row.variant}" if row.variant else "")
                  + (f" ({row.effective:%b %-d}-{row.until:%b %-d})" if row.several and not row.variant else "")
-                 + f": ${row.amount}" + (f" ({row.percent:+}% from {row.prior_label})" if row.percent is not None else "")
-                 + f" {row.label}" for row in asked]
+                 + f": ${row.amount} {row.label}"
+                 + (f" ({row.percent:+}% from {row.prior_label} {row.change_label})" if row.percent is not None else "")
+                 for row in asked]
     else:
         lines = [_rule_sentence(group) for group in groups.values()]
     why = next((r for r in asked if "law sets two conversion factors" in r.note), None)
@@ -180,19 +229,24 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
     if doubtful:
         lines.append("Not read from a CMS file or rule text, so check before relying on "
                      + ("it" if len(doubtful) == 1 else "them") + ": "
-                     + ", ".join(f"{r.name} (${r.amount}, {TAG_WORDS.get(r.tag, r.tag)}) {r.label}" for r in doubtful)
+                     + ", ".join(f"{r.name} (${r.amount}, {_tag_word(r.tag)}) {r.label}" for r in doubtful)
                      + ".")
     return lines
 
 
-TAG_WORDS = {"D": "derived", "S": "secondary source", "U": "unverified"}
+
+def _tag_word(tag: str) -> str:
+    """'secondary source', 'unverified', 'derived' (params.TAG_MEANINGS before its colon)."""
+    word = TAG_MEANINGS.get(tag, tag).split(":")[0]
+    return "secondary source" if word == "secondary" else word
 
 
 def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, ...] = ()) -> tuple:
     """The asked rows, the span across them and the anesthesia summary, for the output guard: their labels carry
     amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
     across, local = span(rows), anesthesia_summary(anesthesia)
-    return tuple(r for r in rows if r.in_focus) + ((across,) if across else ()) + ((local,) if local else ())
+    return (tuple(r for r in rows if r.in_focus) + _changes(rows) + ((across,) if across else ())
+            + ((local,) if local else ()))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,3 +304,18 @@ def anesthesia_summary(rows: tuple[AnesthesiaRow, ...]) -> AnesthesiaSummary | N
 def asked_places(rows: tuple[AnesthesiaRow, ...], keys: set[str]) -> tuple[AnesthesiaRow, ...]:
     """The rows with the localities the question names marked."""
     return tuple(replace(r, asked=r.key in keys) for r in rows)
+
+
+def missing_years_note(rows: tuple[FactorRow, ...], plan: QuestionPlan) -> str:
+    """A year asked that has no conversion factor on file, said with the years that have one ('' when none)."""
+    on_file = {r.cy for r in rows}
+    missing = [y for y in plan.years if y not in on_file]
+    if plan.since is not None and plan.since < min(on_file, default=plan.since):
+        missing.append(plan.since)
+    if not missing:
+        return ""
+    finals = sorted({r.cy for r in rows if not r.proposed})
+    proposed = sorted({r.cy for r in rows if r.proposed})
+    return (f"No conversion factor on file for CY {', CY '.join(map(str, sorted(set(missing))))}: final rules hold "
+            f"CY {finals[0]} to CY {finals[-1]} and proposed rules CY {proposed[0]} to CY {proposed[-1]} "
+            "(data/pfs_rules.toml).")

@@ -40,8 +40,13 @@ class Figure:
 
     @property
     def money(self) -> bool:
-        """Dollars (payments), or RVUs."""
+        """A payment (in dollars), not RVUs or a conversion factor."""
         return "RVU" not in self.setting and self.setting != CF_SETTING
+
+    @property
+    def dollars(self) -> bool:
+        """Shown in dollars: a payment or a conversion factor."""
+        return self.money or self.setting == CF_SETTING
 
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
@@ -151,13 +156,15 @@ def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
             text = f"[computed: {_name(after)}, {_short(before.label)} → {_short(after.label)}]"
             figures += _pair(FigureKind.CHANGE, text, (_name(after),), (before, after), plan)
             if plan.reasons and plan.measure == "payment":
-                figures += _drivers(text, _name(after), (before, after), plan)
+                drivers = f"[computed: {_name(after)} drivers, {_short(before.label)} → {_short(after.label)}]"
+                figures += _drivers(drivers, _name(after), (before, after), plan)
     return figures
 
 
 def _drivers(label: str, code: str, rows: tuple[ValuationRow, ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """What moved a payment change: each setting's total RVUs and the conversion factor, before and after (payment
-    = total RVUs x CF, so these two explain all of it), under the change's own label."""
+    = total RVUs x CF, so these two explain all of it), under a label of their own (a CF is never accepted as the
+    payment change)."""
     before, after = rows
     parts = [(f"{setting} total RVUs", getattr(before, field), getattr(after, field))
              for setting, field in (("non-facility", "total_nonfac"), ("facility", "total_fac"))

@@ -25,7 +25,9 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, Progres
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places,
-                                       asks_anesthesia, asks_conversion_factor, factor_sources, in_focus)
+                                       asks_anesthesia, asks_conversion_factor, factor_sources, in_focus,
+                                       other_system)
+from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
@@ -243,19 +245,30 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier)) if detection.codes \
         else ([], [], ())
+    if plan.reasons and not plan.years and plan.since is None and rows:
+        # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before
+        newest = max((r.cy for r in rows if not r.proposed), default=today.year)
+        plan = dataclasses.replace(plan, years=(newest - 1, newest))
     rows = mark_focus(rows, plan)
     warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)
     # the fee-schedule evidence without a code: the national conversion factors (part of the switchable feature)
-    asks_cf = valuation and asks_conversion_factor(text)
-    factors = in_focus(factor_rows(), plan, text) if asks_cf and not asks_anesthesia(text) else ()
+    asks_cf = valuation and asks_conversion_factor(text, bool(detection.codes))
+    system = other_system(text) if asks_cf else ""
+    factors = in_focus(factor_rows(), plan, text) if asks_cf and not asks_anesthesia(text) and not system else ()
     anesthesia: tuple[AnesthesiaRow, ...] = ()
-    if asks_cf and asks_anesthesia(text):
+    if asks_cf and system and not asks_anesthesia(text):
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Physician "
+                                  f"Fee Schedule's conversion factors; no {system} conversion factor is loaded, and "
+                                  "the PFS one is not it, so none is stated."),)
+    elif asks_cf and asks_anesthesia(text):
         anesthesia = _anesthesia(backends, text, plan, today)
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
                                   else NO_ANESTHESIA),)
+    if factors and factor_years_note(factors, plan):
+        warnings += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=factor_years_note(factors, plan)),)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local = anesthesia_summary(anesthesia)

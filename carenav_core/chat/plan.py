@@ -43,6 +43,9 @@ _WHY = re.compile(r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|explains)\b|\br
 _MOVED = re.compile(r"\b(?:go|goes|went|gone|going) (?:up|down)\b|\b(?:increas|decreas|rise|rises|rising|rose|risen|"
                     r"fall|falls|fell|fallen|drop|jump|declin|cut|chang|lower|higher|reduc)\w*|\bpa(?:y|ys|id) (?:less|more)\b",
                     re.IGNORECASE)
+_DID = re.compile(r"\b(?:did|has|have|had)\b", re.IGNORECASE)
+_DROVE = re.compile(r"\bwhat (?:drove|caused|explains)\b|\breasons? (?:for|behind)\b", re.IGNORECASE)
+_NOT_A_CHANGE = re.compile(r"\b(?:facility|non-?facility|office|setting|modifier|requir\w*|decid\w*)\b", re.IGNORECASE)
 _MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:increas|decreas|rose|risen|fell|fallen|"
                               r"drop|jump|declin|chang)\w*", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
@@ -256,7 +259,8 @@ def _topical(text: str) -> bool:
     return any(w not in _FILLER for w in re.findall(r"[a-z][a-z'-]{2,}", rest))
 
 
-def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -> tuple[Intent, ...]:
+def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False
+             ) -> tuple[Intent, ...]:
     if not codes:
         return (Intent.POLICY,)
     found = []
@@ -264,7 +268,8 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None) -
         found.append(Intent.DEFINITION)
     if _COMPARE.search(text) and codes > 1:
         found.append(Intent.COMPARE)
-    if since is not None or len(years) > 1 or (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1)):
+    if reasons or since is not None or len(years) > 1 or \
+            (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1)):
         found.append(Intent.TREND)
     if _TOTAL.search(text) and codes > 1:
         found.append(Intent.TOTAL)
@@ -298,13 +303,16 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
     years, since = _years(text, today)
-    # "Why does 99214 pay more than 99213?" compares two codes: not a change over time
+    # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,
+    # "Why was 99490 changed to require 20 minutes?" a rule: none is a change of payment over time
     reasons = bool(_WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
-        not (_COMPARE.search(text) and len(detection.codes) > 1 and not _MOVED_OVER_TIME.search(text))
-    if reasons and since is None and len(years) < 2:
-        # a change is between two years: the year asked and the one before (else this year and the last)
-        last = years[0] if years else today.year
-        years = (last - 1, last)
+        not (_COMPARE.search(text) and len(detection.codes) > 1 and not _MOVED_OVER_TIME.search(text)) and \
+        bool(years or since is not None or _DID.search(text) or _DROVE.search(text)) and \
+        not _NOT_A_CHANGE.search(text) and \
+        not asked_modifier(text)
+    if reasons and since is None and len(years) == 1:
+        years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
+    # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     upper = text.upper()
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code
 
@@ -320,6 +328,6 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         "work_rvu" if _MEASURE_WORK.search(text) else "total_rvu" if _MEASURE_TOTAL.search(text) else "payment")
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since), measure=measure,
+                        intents=_intents(text, focus, years, since, reasons), measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), reasons=reasons)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from carenav_core.chat.deterministic import NOT_RULE_TEXT
 from carenav_core.chat.events import SPEAKERS, Source
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
@@ -127,7 +128,7 @@ def computed_sentence(label: str, text: str) -> str:
     return f"For {subject}, the {text} {label}."
 
 
-_MADE_BY_CODE = ("code family definition", "conversion factor")     # excerpts code writes, not rule text
+_MADE_BY_CODE = tuple(NOT_RULE_TEXT)      # excerpts code writes (definitions, conversion factors), not rule text
 
 
 def faithful_sentences(evidence: PromptEvidence, rng: random.Random) -> list[str]:

@@ -65,33 +65,46 @@ class FactorRow:
         return _VARIANTS.get(self.variant, self.variant)
 
     def numbers(self) -> tuple[Decimal, ...]:
-        """What a sentence citing the row may state (checked by the output guard like a valuation row's)."""
-        found = [self.amount, Decimal(self.cy)]
-        if self.prior is not None and self.change is not None and self.percent is not None:
-            found += [self.prior, self.change, abs(self.change), self.percent, abs(self.percent), Decimal(self.cy - 1)]
-        return tuple(found)
+        """What a sentence citing the row may state: its own amount and year (the change from the year before has
+        its own label, `change_label`, so the previous amount is never accepted as this row's)."""
+        return (self.amount, Decimal(self.cy))
 
     def words(self) -> str:
         """What the row says, in words a sentence citing it may use (the guard's support test)."""
         return (f"CY{self.cy} {self.cy} national Medicare physician fee schedule PFS conversion factor CF "
                 f"{'proposed rule proposes' if self.proposed else 'final rule sets'} {self.rule_id} {self.variant} "
-                f"{self.who} {self.note} {self.prior_label} previous year change up down rose fell unchanged "
-                f"{self.effective:%B %-d %Y} {self.until:%B %-d %Y} confirmed {TAG_MEANINGS.get(self.tag, '')}"
+                f"{self.who} {self.note} {self.effective:%B %-d %Y} {self.until:%B %-d %Y} confirmed "
+                f"{TAG_MEANINGS.get(self.tag, '')}"
                 + (" not read from a CMS file or rule text, check before relying on it: secondary source unverified"
                    if self.tag != "O" else ""))
 
     def text(self) -> str:
         """The row as an excerpt: every number a sentence citing it may state."""
         who = f" for {self.who}" if self.variant else ""
-        change = ""
-        if self.prior is not None:
-            change = (f"; {self.change:+.4f} ({self.percent:+.2f}%) from the {self.prior_label} conversion factor of "
-                      f"${self.prior}")
         note = f" ({self.note})" if self.note else ""
         verb, effect = ("proposes", "to be in effect") if self.proposed else ("sets", "in effect")
         return (f"The {self.rule} {verb} a national PFS conversion factor of ${self.amount}{who}, {effect} "
-                f"{self.effective:%B %-d, %Y} to {self.until:%B %-d, %Y}{note}{change}. How the amount was confirmed: "
+                f"{self.effective:%B %-d, %Y} to {self.until:%B %-d, %Y}{note}. How the amount was confirmed: "
                 f"{TAG_MEANINGS.get(self.tag, self.tag)}.")
+
+    @property
+    def change_label(self) -> str:
+        return f"[CF {self.name} change]"
+
+    def change_numbers(self) -> tuple[Decimal, ...]:
+        """The change from the previous CY's final CF: both amounts, the difference and the percent."""
+        if self.prior is None or self.change is None or self.percent is None:
+            return ()
+        return (self.prior, self.amount, self.change, abs(self.change), self.percent, abs(self.percent),
+                Decimal(self.cy), Decimal(self.cy - 1))
+
+    def change_words(self) -> str:
+        return (f"CY{self.cy} {self.cy} {self.name} {self.variant} {self.who} national PFS conversion factor CF change "
+                f"changed from previous year {self.prior_label} up down rose fell unchanged increase decrease percent")
+
+    def change_text(self) -> str:
+        return (f"The {self.name.replace('CY', 'CY ', 1)} conversion factor of ${self.amount} is {self.change:+.4f} "
+                f"({self.percent:+.2f}%) from the {self.prior_label} conversion factor of ${self.prior}.")
 
 
 def factor_rows(book: RuleBook | None = None) -> tuple[FactorRow, ...]:

@@ -10,7 +10,7 @@ import streamlit as st
 
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
-from carenav_core.chat.figures import CF_SETTING, Figure, FigureKind
+from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
 from carenav_core.params import TAG_MEANINGS
@@ -57,7 +57,7 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
 
 def _unit(figure: Figure) -> str:
     """'$' for payments and conversion factors, 'RVUs' for relative value units (one Amount column, sortable)."""
-    return "$" if figure.money or figure.setting == CF_SETTING else "RVUs"
+    return "$" if figure.dollars else "RVUs"
 
 
 def _trend_chart(rows: list[ValuationRow]) -> None:

@@ -52,7 +52,10 @@ def test_every_conversion_factor_on_file_is_a_row_with_the_change_from_the_year_
     ("What is the CY 2026 conversion factor?", True),
     ("what's the 2025 CF", True),
     ("PFS conversion-factor history", True),
-    ("Does Medicare cover CF screening?", True),          # "CF" beside a fee-schedule word reads as one
+    ("What's the current CF?", True),
+    ("How much is the CF this year?", True),
+    ("Does Medicare cover CF screening?", False),          # cystic fibrosis
+    ("Cystic fibrosis (CF) care management codes in 2026?", False),
     ("Is CF a chronic condition for CCM?", False),
     ("What does 99490 pay in 2026?", False),
 ])
@@ -66,6 +69,9 @@ def test_a_conversion_factor_question_is_recognised(question, wanted):
     ("What conversion factor did CMS propose for 2026?", {"CY2026 proposed non-QP", "CY2026 proposed QP"}),
     ("the 2027 conversion factor", {"CY2027 proposed"}),        # no final rule yet: the proposed one
     ("How did the conversion factor change in 2024?", {"CY2024 Jan 1-Mar 8", "CY2024 Mar 9-Dec 31"}),
+    ("What conversion factor did CMS propose for 2026 and what was finalized?",
+     {"CY2026 proposed non-QP", "CY2026 proposed QP", "CY2026 non-QP", "CY2026 QP"}),
+    ("What is the 2028 conversion factor?", set()),
 ])
 def test_the_rows_asked_are_the_years_asked(question, names):
     assert asked(question) == names
@@ -77,6 +83,22 @@ def test_since_and_every_year_ask_for_every_final_year():
     assert "CY2026 proposed non-QP" not in since          # the final rule replaced it
     every = asked("Has the conversion factor gone down every year?")
     assert {"CY2020", "CY2021", "CY2025", "CY2026 QP"} <= every
+
+
+def test_the_cf_of_another_year_is_not_accepted_under_a_rows_label():
+    rows = focus("How has the conversion factor changed since 2020?")
+    evidence = build_evidence([], [], checked_facts(rows))
+    # the previous year's amount belongs to the change label, not to the row's
+    assert check_sentence("CMS proposed a CY 2027 conversion factor of $33.4009 [CF CY2027 proposed].", evidence)
+    assert check_sentence("The CY 2021 conversion factor was $36.0896 [CF CY2021].", evidence)
+    assert check_sentence("The CY 2027 conversion factor is $0.56 [CF CY2027 proposed].", evidence)
+    assert check_sentence("The CY 2021 conversion factor fell 3.32% from $36.0896 [CF CY2021 change].", evidence) == ()
+
+
+def test_a_span_from_a_split_year_starts_at_its_last_period():
+    rows = focus("Why did the CF drop from 2024 to 2025?")
+    text = " ".join(factor_sentences(rows))
+    assert "from $33.2875 to $32.3465 (-2.83%)" in text and "32.7442 to" not in text
 
 
 def test_the_writers_sentences_pass_the_guard_and_a_wrong_amount_does_not():
@@ -161,3 +183,27 @@ def test_without_the_valuation_feature_a_conversion_factor_question_answers_from
     assert prepare(question, backends, valuation=False).factors == ()
     assert prepare(question, backends).factors
     assert not any(isinstance(e, FactorEvent) for e in answer(question, backends, valuation=False))
+
+
+@pytest.mark.parametrize("question", ["What is the OPPS conversion factor for 2026?",
+                                      "What is the home health conversion factor in 2026?"])
+def test_another_payment_systems_conversion_factor_is_not_given_the_pfs_amount(backends, question):
+    events = list(answer(question, backends))
+    assert not any(isinstance(e, FactorEvent) for e in events)
+    notes = [e.message for e in events if isinstance(e, WarningEvent) and e.kind == "not_in_data"]
+    assert notes and "no " in notes[0] and "conversion factor is loaded" in notes[0]
+    assert "33.4009" not in "".join(e.text for e in events if isinstance(e, TokenEvent))
+
+
+def test_a_year_with_no_conversion_factor_on_file_is_said(backends):
+    events = list(answer("What is the 2028 conversion factor?", backends))
+    notes = [e.message for e in events if isinstance(e, WarningEvent) and e.kind == "year_not_found"]
+    assert notes and "No conversion factor on file for CY 2028" in notes[0] and "CY 2020 to CY 2026" in notes[0]
+
+
+def test_the_factor_events_json_carries_each_rows_labels_and_change():
+    import json
+    rows = focus("What is the CY 2026 conversion factor?")
+    shown = json.loads(FactorEvent(rows=rows).to_json())
+    row = next(r for r in shown["rows"] if r["label"] == "[CF CY2026 non-QP]")
+    assert row["amount"] == "33.4009" and row["percent"] == "3.26" and row["change_label"] == "[CF CY2026 non-QP change]"

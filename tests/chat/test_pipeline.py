@@ -2,6 +2,7 @@
 client talking to a scripted loopback double."""
 import dataclasses
 import re
+from datetime import date
 from decimal import Decimal
 
 import ollama
@@ -281,6 +282,19 @@ def test_a_why_question_says_what_moved_the_payment(backends):
     line = next(l for l in text.splitlines() if "payment = total RVUs × conversion factor" in l)
     assert "non-facility total RVUs went from 1.87 to 1.98 (+5.9%)" in line
     assert "the conversion factor from $32.3465 to $33.4009 (+3.3%)" in line
-    assert line.rstrip(".").endswith("[computed: 99490, PFS CY2025 RVU25D → PFS CY2026 RVU26C]")
+    assert line.rstrip(".").endswith("[computed: 99490 drivers, PFS CY2025 RVU25D → PFS CY2026 RVU26C]")
     assert not any(isinstance(e, TokenEvent) and e.withheld for e in events)
     assert "why it changed" in events[0].plan.summary()
+
+
+def test_a_why_question_without_a_year_explains_the_newest_change_in_the_data(backends):
+    prepared = prepare("Why has G0556's payment gone down?", backends, today=date(2027, 1, 10))
+    assert prepared.plan.years == (2025, 2026)                         # the newest final year the data hold
+    assert any(f.kind == "driver" for f in prepared.figures)
+    from carenav_core.chat.guard import check_sentence
+    from carenav_core.chat.evidence import build_evidence
+    evidence = build_evidence(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
+    drivers = next(f.label for f in prepared.figures if f.kind == "driver")
+    change = next(f.label for f in prepared.figures if f.kind == "change")
+    assert check_sentence(f"G0556's non-facility payment rose by $1.0544 {change}.", evidence)   # the CF's change
+    assert check_sentence(f"The conversion factor went from $32.3465 to $33.4009 {drivers}.", evidence) == ()

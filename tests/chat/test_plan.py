@@ -203,7 +203,12 @@ def test_a_family_level_asked_is_that_member(question, focus):
 @pytest.mark.parametrize("question, years, reasons", [
     ("Why did payment for 99490 go up in 2026?", (2025, 2026), True),
     ("Why did 99214 pay less in 2025?", (2024, 2025), True),
-    ("What drove the drop in G0556 payment?", (2025, 2026), True),      # no year: this year and the last
+    ("What drove the drop in G0556 payment?", (), True),      # no year: the pipeline takes the newest in the data
+    ("Why has G0556's payment gone down?", (), True),
+    ("Why is the payment for 27447 higher in a facility?", (), False),   # two settings, not two years
+    ("Why does CMS reduce payment for 99213 when billed with modifier 25?", (), False),
+    ("Why was 99490 changed to require 20 minutes?", (), False),          # a rule, not a payment change
+    ("Why did CMS decide not to change 99490's valuation?", (), False),
     ("Why did 99487 change from 2021 to 2026?", (2021, 2022, 2023, 2024, 2025, 2026), True),
     ("Why does 99214 pay more than 99213?", (), False),                 # two codes compared, not a change
     ("Why is G0556 paid monthly?", (), False),                          # why, but nothing moved
@@ -228,7 +233,9 @@ def test_what_moved_a_payment_is_its_total_rvus_and_the_conversion_factor():
     assert drivers["conversion factor"].value == Decimal("1.0544") and drivers["conversion factor"].percent == Decimal("3.3")
     assert drivers["non-facility total RVUs"].inputs == (Decimal("1.87"), Decimal("1.98"))
     change = next(f for f in figures if f.kind is FigureKind.CHANGE and f.setting == "non-facility")
-    assert all(d.label == change.label for d in drivers.values())      # cited with the change's own label
+    # their own label: a sentence citing the payment change cannot state the CF change as the payment's
+    assert {d.label for d in drivers.values()} == {"[computed: 99490 drivers, PFS CY2025 RVU25D → PFS CY2026 RVU26C]"}
+    assert change.label == "[computed: 99490, PFS CY2025 RVU25D → PFS CY2026 RVU26C]"
     assert change.inputs == (Decimal("60.49"), Decimal("66.13"))       # 1.87 x 32.3465 and 1.98 x 33.4009, to cents
     plain = plan("How did 99490's payment change from 2025 to 2026?")
     assert not any(f.kind is FigureKind.DRIVER for f in compute_figures(mark_focus([before, after], plain), plain))
