@@ -96,8 +96,8 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
 GLOBAL_MEANINGS = {"000": "0 post-operative days", "010": "10 post-operative days", "090": "90 post-operative days",
                    "MMM": "maternity care (global period does not apply in the usual way)",
                    "XXX": "the global period concept does not apply",
-                   "YYY": "the contractor sets the global period", "ZZZ": "code related to another service, "
-                   "within its global period"}
+                   "YYY": "the contractor sets the global period", "ZZZ": "code related to another service and "
+                   "always included in the global period of the other service"}
 
 
 def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) -> str:

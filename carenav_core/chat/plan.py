@@ -212,7 +212,7 @@ _PARTS = (("status", re.compile(r"\b(?:payable|covered|coverage|non-?covered|bun
                                 r"(?:paid|payable)|billable)\b", re.IGNORECASE)),
           ("pe", re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)),
           ("mp", re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)),
-          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b", re.IGNORECASE)))
+          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\badd[- ]?on\b", re.IGNORECASE)))
 _PART_NAMES = {"status": "PFS status", "pe": "PE RVUs", "mp": "malpractice RVU", "global": "global period"}
 
 
@@ -275,7 +275,9 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text):
         found.append(Intent.HOW_VALUED)
+    # "Is 99439 an add-on code?", "What is the global period for 27447?": the row answers it
     if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
+            (asked_parts(text) and not _QUALIFIED.search(text)) or \
             (not found and not _POLICY_ASK.search(text) and not _topical(text)):
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes

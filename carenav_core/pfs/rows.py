@@ -99,10 +99,11 @@ def modifier_rows(rows: Sequence[ValuationRow], modifier: str = "") -> list[Valu
 
 
 def newest_rows(rows: Sequence[ValuationRow]) -> list[ValuationRow]:
-    """Per code and modifier: the newest final row, and the proposed row if there is one (in input order)."""
-    newest: dict[tuple[str, str, bool], ValuationRow] = {}
+    """Per code, modifier and locality (national: none): the newest final row, and the proposed row if there is
+    one (in input order). "99214 in Miami compared to Seattle" keeps both places' rows."""
+    newest: dict[tuple[str, str, str, bool], ValuationRow] = {}
     for row in rows:
-        key = (row.hcpcs, row.mod, row.proposed)
+        key = (row.hcpcs, row.mod, row.locality, row.proposed)
         if key not in newest or row.cy > newest[key].cy:
             newest[key] = row
-    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.proposed)) is r]
+    return [r for r in rows if newest.get((r.hcpcs, r.mod, r.locality, r.proposed)) is r]

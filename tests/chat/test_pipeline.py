@@ -298,3 +298,10 @@ def test_a_why_question_without_a_year_explains_the_newest_change_in_the_data(ba
     change = next(f.label for f in prepared.figures if f.kind == "change")
     assert check_sentence(f"G0556's non-facility payment rose by $1.0544 {change}.", evidence)   # the CF's change
     assert check_sentence(f"The conversion factor went from $32.3465 to $33.4009 {drivers}.", evidence) == ()
+
+
+def test_two_places_compared_state_each_places_payment(backends):
+    text = prose(run("What does 99214 pay in Miami compared to Seattle?", backends))
+    lines = [line for line in text.splitlines() if line.startswith("- Under the CY2026")]
+    assert any("FL 04 MIAMI" in line for line in lines) and any("WA 02 SEATTLE" in line for line in lines)
+    assert "[PFS CY2026 RVU26C · GPCI2026 FL 04]" in text and "[PFS CY2026 RVU26C · GPCI2026 WA 02]" in text

@@ -239,3 +239,8 @@ def test_what_moved_a_payment_is_its_total_rvus_and_the_conversion_factor():
     assert change.inputs == (Decimal("60.49"), Decimal("66.13"))       # 1.87 x 32.3465 and 1.98 x 33.4009, to cents
     plain = plan("How did 99490's payment change from 2025 to 2026?")
     assert not any(f.kind is FigureKind.DRIVER for f in compute_figures(mark_focus([before, after], plain), plain))
+
+
+def test_an_add_on_question_asks_for_the_rows_global_period():
+    read = plan("Is 99439 an add-on code?")
+    assert read.parts == ("global",) and Intent.LOOKUP in read.intents and Intent.POLICY not in read.intents
