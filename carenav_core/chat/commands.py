@@ -47,6 +47,12 @@ def _print(event: ChatEvent) -> None:
         for local in dict.fromkeys([*shown, event.anesthesia[0], event.anesthesia[-1]]):
             print(f"  {'*' if local.asked else ' '} {local.state:3s} {local.key:9s} {local.name[:40]:40s} ${local.amount}")
         print(f"  ({len(event.anesthesia)} localities, lowest and highest shown; --json gives all)\n")
+    if isinstance(event, FactorEvent) and event.gpci:
+        print(f"GPCIs, CY{event.gpci[0].cy} (work / PE / MP; * = asked; --json gives every locality):")
+        for place in [r for r in event.gpci if r.asked] or event.gpci[:3]:
+            print(f"  {'*' if place.asked else ' '} {place.state:3s} {place.key:9s} {place.name[:36]:36s} "
+                  f"{place.work} / {place.pe} / {place.mp}")
+        print()
     if isinstance(event, FactorEvent) and event.rows:
         print("national PFS conversion factors (* = asked):")
         for row in event.rows:

@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
-                                       factor_sentences)
+                                       factor_sentences, gpci_summary)
 from carenav_core.chat.figures import Figure, FigureKind, families_compared
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
@@ -654,7 +654,10 @@ class DeterministicWriter:
         local = anesthesia_summary(prepared.anesthesia)
         if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
             yield from ("- " + s for s in local.sentences())
-        if (prepared.factors or local) and not prepared.rows:
+        indices = gpci_summary(prepared.gpci)
+        if indices:                   # "What is the GPCI for Seattle?": the locality's indices first
+            yield from ("- " + s for s in indices.sentences())
+        if (prepared.factors or local or indices) and not prepared.rows:
             # the data answered it; rule text only when the question asks about the rule or why (the retrieved
             # paragraphs stay under Sources)
             if ASKS_RULE.search(prepared.question) or _ASKS_WHY.search(prepared.question):

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
-from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -152,6 +152,7 @@ class FactorEvent(_Event):
     rows: tuple[FactorRow, ...]
     trend: bool = False            # the question spans years: a chart of the amounts helps
     anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality (an anesthesia CF question)
+    gpci: tuple[GpciRow, ...] = ()       # GPCIs by locality (a GPCI question)
 
     def to_dict(self) -> dict[str, Any]:
         """As every event, plus each row's citable labels and its change (computed properties, not fields), so the
@@ -160,7 +161,7 @@ class FactorEvent(_Event):
         for row, shown in zip(self.rows, out["rows"]):
             shown.update(label=row.label, change_label=row.change_label if row.prior is not None else None,
                          change=json_value(row.change), percent=json_value(row.percent))
-        for row, shown in zip(self.anesthesia, out["anesthesia"]):
+        for row, shown in zip((*self.anesthesia, *self.gpci), (*out["anesthesia"], *out["gpci"])):
             shown.update(label=row.label)
         return out
 

@@ -11,7 +11,7 @@ from decimal import Decimal
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import Intent, QuestionPlan
 from carenav_core.params import TAG_MEANINGS
-from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
 
 FACTOR_KIND = "conversion factor"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
@@ -50,6 +50,15 @@ def other_system(text: str) -> str:
     """The other payment system a conversion-factor question names ("OPPS", "home health"), else ''."""
     found = OTHER_SYSTEMS.search(text)
     return found.group(0) if found else ""
+
+
+_GPCI = re.compile(r"\bGPCIs?\b|\bgeographic practice cost ind\w*|\bgeographic (?:adjustment|index|indices)\b",
+                   re.IGNORECASE)
+
+
+def asks_gpci(text: str) -> bool:
+    """The question asks about geographic practice cost indices ("the GPCI for Seattle")."""
+    return bool(_GPCI.search(text))
 
 
 def asks_anesthesia(text: str) -> bool:
@@ -241,12 +250,13 @@ def _tag_word(tag: str) -> str:
     return "secondary source" if word == "secondary" else word
 
 
-def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, ...] = ()) -> tuple:
-    """The asked rows, the span across them and the anesthesia summary, for the output guard: their labels carry
-    amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
-    across, local = span(rows), anesthesia_summary(anesthesia)
+def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, ...] = (),
+                  gpci: tuple[GpciRow, ...] = ()) -> tuple:
+    """The asked rows, the span across them, the anesthesia and GPCI summaries, for the output guard: their labels
+    carry amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
+    across, local, indices = span(rows), anesthesia_summary(anesthesia), gpci_summary(gpci)
     return (tuple(r for r in rows if r.in_focus) + _changes(rows) + ((across,) if across else ())
-            + ((local,) if local else ()))
+            + ((local,) if local else ()) + (indices.facts() if indices else ()))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -319,3 +329,67 @@ def missing_years_note(rows: tuple[FactorRow, ...], plan: QuestionPlan) -> str:
     return (f"No conversion factor on file for CY {', CY '.join(map(str, sorted(set(missing))))}: final rules hold "
             f"CY {finals[0]} to CY {finals[-1]} and proposed rules CY {proposed[0]} to CY {proposed[-1]} "
             "(data/pfs_rules.toml).")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _GpciFact:
+    """One label's numbers for the guard: a named locality's three GPCIs, or the ranges across localities."""
+    label: str
+    values: tuple[Decimal, ...]
+    said: str
+
+    def numbers(self) -> tuple[Decimal, ...]:
+        return self.values
+
+    def words(self) -> str:
+        return self.said
+
+
+_COMPONENTS = (("work", "work"), ("pe", "practice expense (PE)"), ("mp", "malpractice (MP)"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpciSummary:
+    """The GPCIs of one CY across payment localities, and those of the places asked."""
+    rows: tuple[GpciRow, ...]
+
+    @property
+    def label(self) -> str:
+        return f"[GPCI{self.rows[0].cy}]"
+
+    def _range(self, part: str) -> tuple[Decimal, Decimal]:
+        values = [getattr(r, part) for r in self.rows]
+        return min(values), max(values)
+
+    def _place(self, row: GpciRow) -> str:
+        return f"{row.name.strip()} ({row.state}, locality {row.key})"
+
+    def sentences(self) -> list[str]:
+        cy = self.rows[0].cy
+        said = [f"In CY {cy}, {self._place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
+                f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
+        ranges = ", ".join(f"{name} {low} to {high}" for (part, name), (low, high) in
+                           zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
+        said.append(f"Across the {len(self.rows)} payment localities of the CY {cy} GPCI file the indices range: "
+                    f"{ranges} {self.label}.")
+        return said
+
+    def facts(self) -> tuple[_GpciFact, ...]:
+        words = ("GPCI GPCIs geographic practice cost index indices work practice expense PE malpractice MP "
+                 "locality localities range across file has a of and to")
+        found = [_GpciFact(label=r.label, values=(r.work, r.pe, r.mp, Decimal(r.cy)),
+                           said=f"{words} {r.name} {r.state} {r.key} CY {r.cy}") for r in self.rows if r.asked]
+        ranges = tuple(v for p, _ in _COMPONENTS for v in self._range(p))
+        found.append(_GpciFact(label=self.label, values=ranges + (Decimal(len(self.rows)), Decimal(self.rows[0].cy)),
+                               said=f"{words} CY {self.rows[0].cy} payment"))
+        return tuple(found)
+
+    def sources(self) -> tuple[Source, ...]:
+        url = "https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files"
+        return tuple(Source(label=fact.label, title=f"CMS GPCI file (Addendum E), CY {self.rows[0].cy}",
+                            kind=FACTOR_KIND, published="", text=text.replace(f" {fact.label}", ""), url=url)
+                     for fact, text in zip(self.facts(), self.sentences()))
+
+
+def gpci_summary(rows: tuple[GpciRow, ...]) -> GpciSummary | None:
+    return GpciSummary(rows=rows) if rows else None

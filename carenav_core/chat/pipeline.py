@@ -25,8 +25,8 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, Progres
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places,
-                                       asks_anesthesia, asks_conversion_factor, factor_sources, in_focus,
-                                       other_system)
+                                       asks_anesthesia, asks_conversion_factor, asks_gpci, factor_sources,
+                                       gpci_summary, in_focus, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
@@ -39,7 +39,7 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
-from carenav_core.pfs.factors import AnesthesiaRow, anesthesia_rows, factor_rows
+from carenav_core.pfs.factors import AnesthesiaRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
@@ -162,13 +162,32 @@ def _anesthesia(backends: Backends, text: str, plan: QuestionPlan, today: date) 
     if backends.fee_db is None:
         return ()
     try:
-        years = sorted(directory(backends.fee_db).gpci)
-        cy = max((y for y in plan.years if y in years), default=max((y for y in years if y <= today.year),
-                                                                    default=max(years, default=0)))
+        cy = _asked_year(backends, plan, today)
         rows = anesthesia_rows(backends.fee_db, cy)
         keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
     except duckdb.Error as exc:
         log.warning("anesthesia lookup failed: %s", exc)
+        return ()
+    return asked_places(rows, keys)
+
+
+def _asked_year(backends: Backends, plan: QuestionPlan, today: date) -> int:
+    """The CY a locality question is about: the latest asked year that has a GPCI file, else the newest up to today."""
+    years = sorted(directory(backends.fee_db).gpci)
+    return max((y for y in plan.years if y in years),
+               default=max((y for y in years if y <= today.year), default=max(years, default=0)))
+
+
+def _gpci(backends: Backends, text: str, plan: QuestionPlan, today: date) -> tuple[GpciRow, ...]:
+    """The GPCIs by locality of the year asked, the places the question names marked; () without a database."""
+    if backends.fee_db is None:
+        return ()
+    try:
+        cy = _asked_year(backends, plan, today)
+        rows = gpci_rows(backends.fee_db, cy)
+        keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
+    except duckdb.Error as exc:
+        log.warning("GPCI lookup failed: %s", exc)
         return ()
     return asked_places(rows, keys)
 
@@ -267,20 +286,21 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         anesthesia = _anesthesia(backends, text, plan, today)
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
                                   else NO_ANESTHESIA),)
+    gpci = _gpci(backends, text, plan, today) if valuation and asks_gpci(text) and not detection.codes else ()
     if factors and factor_years_note(factors, plan):
         warnings += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=factor_years_note(factors, plan)),)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
-    local = anesthesia_summary(anesthesia)
+    local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
     sources = (definition_sources(detection) + factor_sources(factors) + ((local.source(),) if local else ())
-               + tuple(source_of(h) for h in found.hits))
+               + (indices.sources() if indices else ()) + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia,
+                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 
@@ -327,8 +347,8 @@ def answer(question: str, backends: Backends, *, valuation: bool = True) -> Iter
         yield ValuationEvent(codes=prepared.detection.codes, families=prepared.detection.families,
                              rows=prepared.rows, provenance=provenance_for(prepared.rows), unpriced=prepared.unpriced,
                              figures=prepared.figures, plan=prepared.plan)
-    if prepared.factors or prepared.anesthesia:
-        yield FactorEvent(rows=prepared.factors, anesthesia=prepared.anesthesia,
+    if prepared.factors or prepared.anesthesia or prepared.gpci:
+        yield FactorEvent(rows=prepared.factors, anesthesia=prepared.anesthesia, gpci=prepared.gpci,
                           trend=len({r.cy for r in prepared.factors if r.in_focus and not r.proposed}) > 1)
     yield from prepared.warnings
     if backends.model is None and backends.settings.ollama_host:

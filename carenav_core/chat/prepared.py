@@ -8,7 +8,7 @@ from carenav_core.chat.factors import checked_facts
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.codes import Detection
-from carenav_core.pfs.factors import AnesthesiaRow, FactorRow
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
 from carenav_core.pfs.rows import ValuationRow
 
 
@@ -28,9 +28,10 @@ class Prepared:
     dropped_rows: int = 0                # other rows (family members, other years) left out of the prompt
     factors: tuple[FactorRow, ...] = ()  # national conversion factors, when the question asks about them
     anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality, when the question asks for them
+    gpci: tuple[GpciRow, ...] = ()       # GPCIs by locality, when the question asks for them
 
     @property
     def checked(self) -> tuple:
         """Everything computed that the output guard treats like a valuation row: the figures, and the asked
         conversion factors with the change across them."""
-        return self.figures + checked_facts(self.factors, self.anesthesia)
+        return self.figures + checked_facts(self.factors, self.anesthesia, self.gpci)

@@ -161,3 +161,31 @@ def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
     return tuple(sorted((AnesthesiaRow(cy=cy, file_cy=anes[1], key=place.key, state=place.state, name=place.name,
                                        amount=anes[0]) for place, anes in found if anes is not None),
                         key=lambda r: (r.amount, r.state, r.key)))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpciRow:
+    """One payment locality's geographic practice cost indices (CMS GPCI file, Addendum E) for one CY."""
+    cy: int
+    key: str              # "02402:02" (MAC:locality)
+    locality: str         # "02"
+    state: str
+    name: str
+    work: Decimal
+    pe: Decimal
+    mp: Decimal
+    source_file: str
+    asked: bool = False   # a place the question names
+
+    @property
+    def label(self) -> str:
+        """'[GPCI2026 WA 02]', the locality part of a locality row's label."""
+        return f"[GPCI{self.cy} {self.state} {self.locality}]"
+
+
+def gpci_rows(con, cy: int) -> tuple[GpciRow, ...]:
+    """Every locality of CY `cy`'s GPCI file, by state and locality; () when the CY has none."""
+    from carenav_core.pfs.locality import directory
+    return tuple(GpciRow(cy=p.cy, key=p.key, locality=p.locality, state=p.state, name=p.name, work=p.gpci_work,
+                         pe=p.gpci_pe, mp=p.gpci_mp, source_file=p.source_file)
+                 for p in directory(con).localities(cy))

@@ -134,6 +134,8 @@ def render_factors(event: FactorEvent, key: str) -> None:
     table as CSV."""
     if event.anesthesia:
         _anesthesia_table(event, key)
+    if event.gpci:
+        _gpci_table(event, key)
     if not event.rows:
         return
     asked = sum(r.in_focus for r in event.rows)
@@ -165,6 +167,21 @@ def _anesthesia_table(event: FactorEvent, key: str) -> None:
         "Anesthesia CF": st.column_config.NumberColumn("Anesthesia CF", format="$%.2f")})
     st.download_button("Download anesthesia conversion factors (CSV)", frame.to_csv(index=False).encode("utf-8"),
                        file_name=f"carenav_anesthesia_cf_cy{first.cy}.csv", mime="text/csv", key=f"anes-csv-{key}")
+
+
+def _gpci_table(event: FactorEvent, key: str) -> None:
+    """Geographic practice cost indices, one row per payment locality (CMS GPCI file), the places asked first."""
+    cy = event.gpci[0].cy
+    st.markdown(f"**Geographic practice cost indices (GPCIs) by payment locality, CY{cy}** — cite "
+                f"{plain(f'[GPCI{cy}]')} or the locality's label")
+    frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key,
+                           "Work GPCI": float(r.work), "PE GPCI": float(r.pe), "MP GPCI": float(r.mp),
+                           "Cite as": r.label, "File": r.source_file}
+                          for r in sorted(event.gpci, key=lambda r: (not r.asked, r.state, r.key))])
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"gpci-{key}", column_config={
+        name: st.column_config.NumberColumn(name, format="%.3f") for name in ("Work GPCI", "PE GPCI", "MP GPCI")})
+    st.download_button("Download GPCIs (CSV)", frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"carenav_gpci_cy{cy}.csv", mime="text/csv", key=f"gpci-csv-{key}")
 
 
 def render_after(answer: Answer, warnings: bool = True) -> None:

@@ -207,3 +207,21 @@ def test_the_factor_events_json_carries_each_rows_labels_and_change():
     shown = json.loads(FactorEvent(rows=rows).to_json())
     row = next(r for r in shown["rows"] if r["label"] == "[CF CY2026 non-QP]")
     assert row["amount"] == "33.4009" and row["percent"] == "3.26" and row["change_label"] == "[CF CY2026 non-QP change]"
+
+
+def test_a_gpci_question_answers_with_the_places_indices_from_the_gpci_file(backends):
+    events = list(answer("What is the GPCI for Seattle in 2026?", backends))
+    table = next(e for e in events if isinstance(e, FactorEvent))
+    assert table.rows == () and len(table.gpci) == 109
+    seattle = [r for r in table.gpci if r.asked]
+    # GPCI2026.csv: 02402,WA,02,SEATTLE (KING CNTY),1.050,1.227,0.817
+    assert [(r.key, r.work, r.pe, r.mp) for r in seattle] == [("02402:02", Decimal("1.050"), Decimal("1.227"),
+                                                              Decimal("0.817"))]
+    text = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
+    assert "work GPCI of 1.050, a practice expense (PE) GPCI of 1.227 and a malpractice (MP) GPCI of 0.817 " \
+           "[GPCI2026 WA 02]" in text
+    assert "work 1.000 to 1.500" in text and not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    evidence = build_evidence([], [], prepare("GPCI for Seattle 2026", backends).checked)
+    assert check_sentence("Seattle's work GPCI is 1.500 [GPCI2026 WA 02].", evidence)    # Alaska's floor, not Seattle's
+    assert check_sentence("Seattle's work GPCI is 1.050 [GPCI2026 WA 02].", evidence) == ()
+    assert prepare("What is the GPCI adjustment for 99214 in Seattle?", backends).gpci == ()   # a code: priced rows
