@@ -39,7 +39,7 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
-from carenav_core.pfs.factors import AnesthesiaRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
+from carenav_core.pfs.factors import AnesthesiaRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
@@ -156,38 +156,19 @@ def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
     return flagged
 
 
-def _anesthesia(backends: Backends, text: str, plan: QuestionPlan, today: date) -> tuple[AnesthesiaRow, ...]:
-    """The anesthesia CFs by locality of the year asked (else the newest year with localities), the places the
-    question names marked; () without a database or an ANES file."""
+def _by_locality(backends: Backends, text: str, plan: QuestionPlan, today: date, rows_of, what: str) -> tuple:
+    """One row per payment locality (`rows_of(con, cy)`: anesthesia CFs, GPCIs) of the latest asked year that has a
+    GPCI file (else the newest up to today), the places the question names marked; () without a database."""
     if backends.fee_db is None:
         return ()
     try:
-        cy = _asked_year(backends, plan, today)
-        rows = anesthesia_rows(backends.fee_db, cy)
+        years = sorted(directory(backends.fee_db).gpci)
+        cy = max((y for y in plan.years if y in years),
+                 default=max((y for y in years if y <= today.year), default=max(years, default=0)))
+        rows = rows_of(backends.fee_db, cy)
         keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
     except duckdb.Error as exc:
-        log.warning("anesthesia lookup failed: %s", exc)
-        return ()
-    return asked_places(rows, keys)
-
-
-def _asked_year(backends: Backends, plan: QuestionPlan, today: date) -> int:
-    """The CY a locality question is about: the latest asked year that has a GPCI file, else the newest up to today."""
-    years = sorted(directory(backends.fee_db).gpci)
-    return max((y for y in plan.years if y in years),
-               default=max((y for y in years if y <= today.year), default=max(years, default=0)))
-
-
-def _gpci(backends: Backends, text: str, plan: QuestionPlan, today: date) -> tuple[GpciRow, ...]:
-    """The GPCIs by locality of the year asked, the places the question names marked; () without a database."""
-    if backends.fee_db is None:
-        return ()
-    try:
-        cy = _asked_year(backends, plan, today)
-        rows = gpci_rows(backends.fee_db, cy)
-        keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
-    except duckdb.Error as exc:
-        log.warning("GPCI lookup failed: %s", exc)
+        log.warning("%s lookup failed: %s", what, exc)
         return ()
     return asked_places(rows, keys)
 
@@ -283,10 +264,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                                   f"Fee Schedule's conversion factors; no {system} conversion factor is loaded, and "
                                   "the PFS one is not it, so none is stated."),)
     elif asks_cf and asks_anesthesia(text):
-        anesthesia = _anesthesia(backends, text, plan, today)
+        anesthesia = _by_locality(backends, text, plan, today, anesthesia_rows, "anesthesia")
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
                                   else NO_ANESTHESIA),)
-    gpci = _gpci(backends, text, plan, today) if valuation and asks_gpci(text) and not detection.codes else ()
+    gpci = _by_locality(backends, text, plan, today, gpci_rows, "GPCI") \
+        if valuation and asks_gpci(text) and not detection.codes else ()
     if factors and factor_years_note(factors, plan):
         warnings += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=factor_years_note(factors, plan)),)
     found = _sources(backends, text, detection)
