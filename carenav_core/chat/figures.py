@@ -188,16 +188,28 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
+MAX_FAMILY_DIFFERENCES = 3     # a family of more members, unnamed, gets no first-member-minus-each differences
+
+
 def families_compared(plan: QuestionPlan) -> bool:
     """The question sets families side by side without writing a code ("the difference between CCM and PCM")."""
     return not plan.named_codes and len(plan.families) > 1
+
+
+def _code_by_code(plan: QuestionPlan) -> bool:
+    """Differences answer the question: codes written out, or one small family ("Compare the APCM levels"). Of a
+    larger family named without a code ("Which CCM code pays the most?", six codes) the first member minus every
+    other member answers nothing; the superlative sentence and the rows do."""
+    if plan.named_codes:
+        return True
+    return not families_compared(plan) and len(plan.focus_codes) <= MAX_FAMILY_DIFFERENCES
 
 
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
-    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and not families_compared(plan):
+    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
         figures += _differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)

@@ -244,3 +244,14 @@ def test_what_moved_a_payment_is_its_total_rvus_and_the_conversion_factor():
 def test_an_add_on_question_asks_for_the_rows_global_period():
     read = plan("Is 99439 an add-on code?")
     assert read.parts == ("global",) and Intent.LOOKUP in read.intents and Intent.POLICY not in read.intents
+
+
+def test_a_large_family_named_without_a_code_gets_no_first_member_differences():
+    read = plan("Which CCM code pays the most in the facility setting?")
+    assert Intent.COMPARE in read.intents and len(read.focus_codes) > 3
+    rows = [make_row(hcpcs=code, total_fac=Decimal(total)) for code, total in
+            zip(read.focus_codes, ("1.31", "0.92", "2.37", "1.31", "1.31", "1.96"))]
+    assert not [f for f in compute_figures(mark_focus(rows, read), read) if f.kind is FigureKind.DIFFERENCE]
+    small = plan("Compare the APCM levels")
+    apcm = [make_row(hcpcs=code) for code in small.focus_codes]
+    assert [f for f in compute_figures(mark_focus(apcm, small), small) if f.kind is FigureKind.DIFFERENCE]
