@@ -233,13 +233,13 @@ def driver_sentences(figures: Sequence[Figure]) -> list[str]:
         span = f"From CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else "Across the change"
 
         def moved(f: Figure) -> str:
-            money = f.dollars
-            first, last = (f"${v}" if money else f"{v}" for v in f.inputs)
+            first, last = (f"${v}" if f.dollars else f"{v}" for v in f.inputs)
             percent = "unchanged" if f.value == 0 else "new" if f.percent is None else \
                 f"{'+' if f.percent > 0 else '−'}{abs(f.percent)}%"
-            return f"{'the ' if money else ''}{f.setting} from {first} to {last} ({percent})"
+            return f"{'the ' if f.dollars else ''}{f.setting} from {first} to {last} ({percent})"
         first, *rest = [moved(f) for f in parts]
-        said.append(f"{span} (payment = total RVUs × conversion factor), {code}'s {first.replace(' from ', ' went from ', 1)}"
+        said.append(f"{span} (payment = total RVUs × conversion factor), {code}'s "
+                    f"{first.replace(' from ', ' went from ', 1)}"
                     + (", " if len(rest) > 1 else " and " if rest else "") + listed(rest) + f" {label}.")
     return said
 
@@ -723,8 +723,8 @@ class DeterministicWriter:
         taken: list[set[str]] = []
         policy = Intent.POLICY in prepared.plan.intents
         changes = [] if policy else proposed_to_final(prepared.rows, prepared.sources, prepared.plan.focus_codes)[:2]
-        wanted = (CONVERSION_FACTOR if asks_conversion_factor(prepared.question) else VALUATION_WORDS if prepared.rows and not policy
-                  else re.compile(r"\w"))
+        wanted = CONVERSION_FACTOR if asks_conversion_factor(prepared.question) else \
+            VALUATION_WORDS if prepared.rows and not policy else re.compile(r"\w")
         naming = re.compile(r"\b(?:" + "|".join(sorted(codes)) + r")\b") if codes else None
         candidates = _candidates(prepared.sources, terms, codes, evidence, wanted)
         if naming and not {Intent.HOW_VALUED, Intent.DEFINITION, Intent.POLICY} & set(prepared.plan.intents):

@@ -10,8 +10,7 @@ from decimal import Decimal
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import Intent, QuestionPlan
-from carenav_core.params import TAG_MEANINGS
-from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
+from carenav_core.pfs.factors import RVU_FILES_URL, AnesthesiaRow, FactorRow, GpciRow, LocalityFact
 
 FACTOR_KIND = "conversion factor"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
@@ -229,7 +228,7 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
     if why is not None:         # the note on file says why a year has two
         lines.append("From CY 2026 the law sets two conversion factors, one for qualifying APM participants (QP) and "
                      f"one for other clinicians (non-QP) {why.label}.")
-    across = span(tuple(rows))
+    across = span(rows)
     if across is not None and across.change:
         way = "rose" if across.change > 0 else "fell"
         lines.append(f"From {_spaced(across.first)} to {_spaced(across.last)} the national PFS conversion factor {way} "
@@ -238,16 +237,24 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
     if doubtful:
         lines.append("Not read from a CMS file or rule text, so check before relying on "
                      + ("it" if len(doubtful) == 1 else "them") + ": "
-                     + ", ".join(f"{r.name} (${r.amount}, {_tag_word(r.tag)}) {r.label}" for r in doubtful)
+                     + ", ".join(f"{r.name} (${r.amount}, {_tag_word(r)}) {r.label}" for r in doubtful)
                      + ".")
     return lines
 
 
+def _tag_word(row: FactorRow) -> str:
+    """'secondary source', 'unverified', 'derived'."""
+    return "secondary source" if row.confirmed == "secondary" else row.confirmed
 
-def _tag_word(tag: str) -> str:
-    """'secondary source', 'unverified', 'derived' (params.TAG_MEANINGS before its colon)."""
-    word = TAG_MEANINGS.get(tag, tag).split(":")[0]
-    return "secondary source" if word == "secondary" else word
+
+def _place(row: LocalityFact) -> str:
+    """'SEATTLE (KING CNTY) (WA, locality 02402:02)'."""
+    return f"{row.name.strip()} ({row.state}, locality {row.key})"
+
+
+def _excerpt(sentence: str, label: str) -> str:
+    """A writer's sentence as excerpt text: without its own label."""
+    return sentence.replace(f" {label}", "")
 
 
 def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, ...] = (),
@@ -287,31 +294,27 @@ class AnesthesiaSummary:
                 f"across ANES file CY{self.rows[0].file_cy} {self.rows[0].cy} loaded no file " +
                 " ".join(f"{r.name} {r.state} {r.key}" for r in (self.rows[0], self.rows[-1], *self.asked)))
 
-    def _place(self, row: AnesthesiaRow) -> str:
-        return f"{row.name.strip()} ({row.state}, locality {row.key})"
-
     def sentences(self) -> list[str]:
         low, high, cy, file_cy = self.rows[0], self.rows[-1], self.rows[0].cy, self.rows[0].file_cy
-        said = [f"CY {cy} anesthesia conversion factors range from ${low.amount} in {self._place(low)} to "
-                f"${high.amount} in {self._place(high)} across {len(self.rows)} payment localities, with a median of "
+        said = [f"CY {cy} anesthesia conversion factors range from ${low.amount} in {_place(low)} to "
+                f"${high.amount} in {_place(high)} across {len(self.rows)} payment localities, with a median of "
                 f"${self.median} {self.label}."]
-        said += [f"In {self._place(r)} it is ${r.amount} {self.label}." for r in self.asked]
+        said += [f"In {_place(r)} it is ${r.amount} {self.label}." for r in self.asked]
         if file_cy != cy:
             said.append(f"No CY {cy} ANES file is loaded: these are the amounts of the CY {file_cy} file {self.label}.")
         return said
 
     def source(self) -> Source:
-        text = " ".join(re.sub(r"\s*\[ANES CY\d{4}\]\.$", ".", s) for s in self.sentences())
+        text = " ".join(_excerpt(s, self.label) for s in self.sentences())
         return Source(label=self.label, title=f"CMS anesthesia conversion factors by locality (ANES file, CY "
-                      f"{self.rows[0].file_cy})", kind=FACTOR_KIND, published="", text=text,
-                      url="https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files")
+                      f"{self.rows[0].file_cy})", kind=FACTOR_KIND, published="", text=text, url=RVU_FILES_URL)
 
 
 def anesthesia_summary(rows: tuple[AnesthesiaRow, ...]) -> AnesthesiaSummary | None:
     return AnesthesiaSummary(rows=rows) if rows else None
 
 
-def asked_places(rows: tuple[AnesthesiaRow, ...], keys: set[str]) -> tuple[AnesthesiaRow, ...]:
+def asked_places(rows: tuple[LocalityFact, ...], keys: set[str]) -> tuple[LocalityFact, ...]:
     """The rows with the localities the question names marked."""
     return tuple(replace(r, asked=r.key in keys) for r in rows)
 
@@ -361,12 +364,9 @@ class GpciSummary:
         values = [getattr(r, part) for r in self.rows]
         return min(values), max(values)
 
-    def _place(self, row: GpciRow) -> str:
-        return f"{row.name.strip()} ({row.state}, locality {row.key})"
-
     def sentences(self) -> list[str]:
         cy = self.rows[0].cy
-        said = [f"In CY {cy}, {self._place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
+        said = [f"In CY {cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
                 f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
         ranges = ", ".join(f"{name} {low} to {high}" for (part, name), (low, high) in
                            zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
@@ -385,9 +385,8 @@ class GpciSummary:
         return tuple(found)
 
     def sources(self) -> tuple[Source, ...]:
-        url = "https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files"
         return tuple(Source(label=fact.label, title=f"CMS GPCI file (Addendum E), CY {self.rows[0].cy}",
-                            kind=FACTOR_KIND, published="", text=text.replace(f" {fact.label}", ""), url=url)
+                            kind=FACTOR_KIND, published="", text=_excerpt(text, fact.label), url=RVU_FILES_URL)
                      for fact, text in zip(self.facts(), self.sentences()))
 
 

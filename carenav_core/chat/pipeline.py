@@ -2,7 +2,8 @@
 
 Decisions are deterministic (codes, rows, payments, which sentences a user sees); only the prose is
 generated. Events come out in order: valuation (only when codes were detected, before any token), conversion
-factors (only when the question asks about them), token*, sources, done; warning events wherever something was degraded.
+factors and locality tables (only when the question asks about them), token*, sources, done; warning events
+wherever something was degraded.
 
 Every collaborator arrives in one `Backends` value (fee-schedule reader, store, model client) built at
 the edge; nothing here reaches for a process-wide cache.
@@ -39,7 +40,7 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
-from carenav_core.pfs.factors import AnesthesiaRow, anesthesia_rows, factor_rows, gpci_rows
+from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
@@ -173,6 +174,34 @@ def _by_locality(backends: Backends, text: str, plan: QuestionPlan, today: date,
     return asked_places(rows, keys)
 
 
+def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detection: Detection, today: date
+                     ) -> tuple[tuple[FactorRow, ...], tuple[AnesthesiaRow, ...], tuple[GpciRow, ...],
+                                tuple[WarningEvent, ...]]:
+    """The fee-schedule facts a question asks about beyond its codes' rows: the national conversion factors ("the CY
+    2026 CF"), the anesthesia CFs by locality, the GPCIs by locality ("the GPCI for Seattle"); a conversion factor
+    of another payment system, or one the data do not hold, is said (warnings), never replaced."""
+    notes: tuple[WarningEvent, ...] = ()
+    factors: tuple[FactorRow, ...] = ()
+    anesthesia: tuple[AnesthesiaRow, ...] = ()
+    if asks_conversion_factor(text, bool(detection.codes)):
+        system = other_system(text)
+        if asks_anesthesia(text):
+            anesthesia = _by_locality(backends, text, plan, today, anesthesia_rows, "anesthesia")
+            notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
+                                   else NO_ANESTHESIA),)
+        elif system:
+            notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Physician "
+                                   f"Fee Schedule's conversion factors; no {system} conversion factor is loaded, and "
+                                   "the PFS one is not it, so none is stated."),)
+        else:
+            factors = in_focus(factor_rows(), plan, text)
+            missing = factor_years_note(factors, plan)
+            notes += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=missing),) if missing else ()
+    gpci = _by_locality(backends, text, plan, today, gpci_rows, "GPCI") \
+        if asks_gpci(text) and not detection.codes else ()
+    return factors, anesthesia, gpci, notes
+
+
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
                 ) -> tuple[QuestionPlan, tuple[ValuationRow, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
@@ -254,23 +283,9 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows = _localities(backends, text, plan, rows)
     figures = compute_figures(rows, plan)
-    # the fee-schedule evidence without a code: the national conversion factors (part of the switchable feature)
-    asks_cf = valuation and asks_conversion_factor(text, bool(detection.codes))
-    system = other_system(text) if asks_cf else ""
-    factors = in_focus(factor_rows(), plan, text) if asks_cf and not asks_anesthesia(text) and not system else ()
-    anesthesia: tuple[AnesthesiaRow, ...] = ()
-    if asks_cf and system and not asks_anesthesia(text):
-        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Physician "
-                                  f"Fee Schedule's conversion factors; no {system} conversion factor is loaded, and "
-                                  "the PFS one is not it, so none is stated."),)
-    elif asks_cf and asks_anesthesia(text):
-        anesthesia = _by_locality(backends, text, plan, today, anesthesia_rows, "anesthesia")
-        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
-                                  else NO_ANESTHESIA),)
-    gpci = _by_locality(backends, text, plan, today, gpci_rows, "GPCI") \
-        if valuation and asks_gpci(text) and not detection.codes else ()
-    if factors and factor_years_note(factors, plan):
-        warnings += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=factor_years_note(factors, plan)),)
+    factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
+        else ((), (), (), ())
+    warnings += noted
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)

@@ -128,9 +128,6 @@ def computed_sentence(label: str, text: str) -> str:
     return f"For {subject}, the {text} {label}."
 
 
-_MADE_BY_CODE = tuple(NOT_RULE_TEXT)      # excerpts code writes (definitions, conversion factors), not rule text
-
-
 def faithful_sentences(evidence: PromptEvidence, rng: random.Random) -> list[str]:
     """Sentences built only from the prompt's evidence, each citing where it comes from."""
     newest = _newest_per_code(evidence.rows)
@@ -144,9 +141,9 @@ def faithful_sentences(evidence: PromptEvidence, rng: random.Random) -> list[str
         sentences.append(f"No fee schedule valuation is available for {', '.join(evidence.unpriced)}.")
     for excerpt in evidence.excerpts:
         # what the codes are, in the registry's words; a conversion factor as the rule book records it
-        if excerpt.kind in _MADE_BY_CODE:
+        if excerpt.kind in NOT_RULE_TEXT:
             sentences.append(f"{_first_sentence(excerpt.text)} {excerpt.label}.")
-    rule_text = [e for e in evidence.excerpts if e.kind not in _MADE_BY_CODE]
+    rule_text = [e for e in evidence.excerpts if e.kind not in NOT_RULE_TEXT]
     for excerpt in rule_text[:2]:
         percent = _PERCENT.search(excerpt.text)
         sentences.append(f"The {excerpt.kind} mentions {percent.group(1)} percent {excerpt.label}." if percent

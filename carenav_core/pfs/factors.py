@@ -5,9 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from carenav_core.params import TAG_MEANINGS
 from carenav_core.pfs.rules import RuleBook, load_rules
+
+if TYPE_CHECKING:
+    from carenav_core.pfs.locality import Locality
 
 _VARIANTS = {"QP": "qualifying APM participants (QP)",
              "non-QP": "clinicians who are not qualifying APM participants (non-QP)"}
@@ -54,6 +58,11 @@ class FactorRow:
         if self.prior is None:
             return None
         return ((self.amount - self.prior) / self.prior * 100).quantize(Decimal("0.01"))
+
+    @property
+    def confirmed(self) -> str:
+        """How the amount was confirmed, in a word: 'official', 'secondary', 'unverified', 'derived'."""
+        return TAG_MEANINGS.get(self.tag, self.tag).split(":")[0]
 
     @property
     def rule(self) -> str:
@@ -137,16 +146,38 @@ def factor_rows(book: RuleBook | None = None) -> tuple[FactorRow, ...]:
     return tuple(rows)
 
 
+RVU_FILES_URL = "https://www.cms.gov/medicare/payment/fee-schedules/physician/pfs-relative-value-files"
+
+
 @dataclass(frozen=True, kw_only=True)
-class AnesthesiaRow:
-    """One payment locality's anesthesia conversion factor (CMS ANES file) for one CY."""
-    cy: int
-    file_cy: int          # the CY of the ANES file it was read from (CY2026 has none loaded: the CY2025 file)
-    key: str              # "01112:05" (MAC:locality)
-    state: str
-    name: str
-    amount: Decimal
+class LocalityFact:
+    """A payment locality of one CY's GPCI file (pfs.locality.Locality) and whether the question names it."""
+    place: Locality
     asked: bool = False   # a place the question names
+
+    @property
+    def cy(self) -> int:
+        return self.place.cy
+
+    @property
+    def key(self) -> str:
+        """"01112:05" (MAC:locality)."""
+        return self.place.key
+
+    @property
+    def state(self) -> str:
+        return self.place.state
+
+    @property
+    def name(self) -> str:
+        return self.place.name
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnesthesiaRow(LocalityFact):
+    """One payment locality's anesthesia conversion factor (CMS ANES file) for one CY."""
+    file_cy: int          # the CY of the ANES file it was read from (CY2026 has none loaded: the CY2025 file)
+    amount: Decimal
 
     @property
     def label(self) -> str:
@@ -158,34 +189,34 @@ def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
     from carenav_core.pfs.locality import directory
     book = directory(con)
     found = [(place, book.anes.get((cy, place.key))) for place in book.localities(cy)]
-    return tuple(sorted((AnesthesiaRow(cy=cy, file_cy=anes[1], key=place.key, state=place.state, name=place.name,
-                                       amount=anes[0]) for place, anes in found if anes is not None),
+    return tuple(sorted((AnesthesiaRow(place=place, file_cy=anes[1], amount=anes[0])
+                         for place, anes in found if anes is not None),
                         key=lambda r: (r.amount, r.state, r.key)))
 
 
 @dataclass(frozen=True, kw_only=True)
-class GpciRow:
+class GpciRow(LocalityFact):
     """One payment locality's geographic practice cost indices (CMS GPCI file, Addendum E) for one CY."""
-    cy: int
-    key: str              # "02402:02" (MAC:locality)
-    locality: str         # "02"
-    state: str
-    name: str
-    work: Decimal
-    pe: Decimal
-    mp: Decimal
-    source_file: str
-    asked: bool = False   # a place the question names
 
     @property
     def label(self) -> str:
-        """'[GPCI2026 WA 02]', the locality part of a locality row's label."""
-        return f"[GPCI{self.cy} {self.state} {self.locality}]"
+        """'[GPCI2026 WA 02]', the locality part of a locality row's label (Locality.tag)."""
+        return f"[{self.place.tag}]"
+
+    @property
+    def work(self) -> Decimal:
+        return self.place.gpci_work
+
+    @property
+    def pe(self) -> Decimal:
+        return self.place.gpci_pe
+
+    @property
+    def mp(self) -> Decimal:
+        return self.place.gpci_mp
 
 
 def gpci_rows(con, cy: int) -> tuple[GpciRow, ...]:
     """Every locality of CY `cy`'s GPCI file, by state and locality; () when the CY has none."""
     from carenav_core.pfs.locality import directory
-    return tuple(GpciRow(cy=p.cy, key=p.key, locality=p.locality, state=p.state, name=p.name, work=p.gpci_work,
-                         pe=p.gpci_pe, mp=p.gpci_mp, source_file=p.source_file)
-                 for p in directory(con).localities(cy))
+    return tuple(GpciRow(place=place) for place in directory(con).localities(cy))

@@ -13,7 +13,6 @@ from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, Toke
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
-from carenav_core.params import TAG_MEANINGS
 from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
@@ -109,7 +108,7 @@ def factor_frame(event: FactorEvent) -> pd.DataFrame:
         "Change": float(row.change) if row.change is not None else None,
         "Percent": float(row.percent) if row.percent is not None else None,
         "Compared with": row.prior_label, "In effect": f"{row.effective:%Y-%m-%d} to {row.until:%Y-%m-%d}",
-        "Confirmed": TAG_MEANINGS.get(row.tag, row.tag).split(":")[0], "Cite as": row.label,
+        "Confirmed": row.confirmed, "Cite as": row.label,
         "Federal Register": row.fr_url, "Read from": row.reference} for row in event.rows])
 
 
@@ -154,34 +153,39 @@ def render_factors(event: FactorEvent, key: str) -> None:
                        file_name="carenav_conversion_factors.csv", mime="text/csv", key=f"factors-csv-{key}")
 
 
+def _locality_table(title: str, rows, columns, formats: dict[str, str], key: str, file_name: str,
+                    download: str) -> None:
+    """One row per payment locality, the places asked ticked and first; sortable, with a CSV download.
+    `columns(row)` gives the row's own columns after Asked, State, Locality, MAC:locality."""
+    st.markdown(title)
+    frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key, **columns(r)}
+                          for r in sorted(rows, key=lambda r: (not r.asked, r.state, r.key))])
+    st.dataframe(frame, hide_index=True, width="stretch", key=f"{file_name}-{key}", column_config={
+        name: st.column_config.NumberColumn(name, format=shown) for name, shown in formats.items()})
+    st.download_button(download, frame.to_csv(index=False).encode("utf-8"), file_name=f"{file_name}.csv",
+                       mime="text/csv", key=f"{file_name}-csv-{key}")
+
+
 def _anesthesia_table(event: FactorEvent, key: str) -> None:
-    """Anesthesia conversion factors, one per payment locality (CMS ANES file), the places asked ticked and first."""
+    """Anesthesia conversion factors, one per payment locality (CMS ANES file)."""
     first = event.anesthesia[0]
     note = "" if first.file_cy == first.cy else f" (no CY{first.cy} ANES file loaded: the CY{first.file_cy} file)"
-    st.markdown(f"**Anesthesia conversion factors by payment locality, CY{first.cy}**{note} — cite "
-                f"{plain(first.label)}")
-    frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key,
-                           "Anesthesia CF": float(r.amount), "ANES file": f"CY{r.file_cy}"}
-                          for r in sorted(event.anesthesia, key=lambda r: (not r.asked, r.state, r.key))])
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"anesthesia-{key}", column_config={
-        "Anesthesia CF": st.column_config.NumberColumn("Anesthesia CF", format="$%.2f")})
-    st.download_button("Download anesthesia conversion factors (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                       file_name=f"carenav_anesthesia_cf_cy{first.cy}.csv", mime="text/csv", key=f"anes-csv-{key}")
+    _locality_table(f"**Anesthesia conversion factors by payment locality, CY{first.cy}**{note} — cite "
+                    f"{plain(first.label)}", event.anesthesia,
+                    lambda r: {"Anesthesia CF": float(r.amount), "ANES file": f"CY{r.file_cy}"},
+                    {"Anesthesia CF": "$%.2f"}, key, f"carenav_anesthesia_cf_cy{first.cy}",
+                    "Download anesthesia conversion factors (CSV)")
 
 
 def _gpci_table(event: FactorEvent, key: str) -> None:
-    """Geographic practice cost indices, one row per payment locality (CMS GPCI file), the places asked first."""
+    """Geographic practice cost indices, one row per payment locality (CMS GPCI file)."""
     cy = event.gpci[0].cy
-    st.markdown(f"**Geographic practice cost indices (GPCIs) by payment locality, CY{cy}** — cite "
-                f"{plain(f'[GPCI{cy}]')} or the locality's label")
-    frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key,
-                           "Work GPCI": float(r.work), "PE GPCI": float(r.pe), "MP GPCI": float(r.mp),
-                           "Cite as": r.label, "File": r.source_file}
-                          for r in sorted(event.gpci, key=lambda r: (not r.asked, r.state, r.key))])
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"gpci-{key}", column_config={
-        name: st.column_config.NumberColumn(name, format="%.3f") for name in ("Work GPCI", "PE GPCI", "MP GPCI")})
-    st.download_button("Download GPCIs (CSV)", frame.to_csv(index=False).encode("utf-8"),
-                       file_name=f"carenav_gpci_cy{cy}.csv", mime="text/csv", key=f"gpci-csv-{key}")
+    _locality_table(f"**Geographic practice cost indices (GPCIs) by payment locality, CY{cy}** — cite "
+                    f"{plain(f'[GPCI{cy}]')} or the locality's label", event.gpci,
+                    lambda r: {"Work GPCI": float(r.work), "PE GPCI": float(r.pe), "MP GPCI": float(r.mp),
+                               "Cite as": r.label, "File": r.place.source_file},
+                    {name: "%.3f" for name in ("Work GPCI", "PE GPCI", "MP GPCI")}, key, f"carenav_gpci_cy{cy}",
+                    "Download GPCIs (CSV)")
 
 
 def render_after(answer: Answer, warnings: bool = True) -> None:
