@@ -186,8 +186,9 @@ def _moved(row: FactorRow) -> str:
         return ""
     if row.change == 0:
         return f", unchanged from the {row.prior_label} conversion factor {row.change_label}"
-    way = "up" if row.change > 0 else "down"
-    return f", {way} {abs(row.percent)}% from the {row.prior_label} conversion factor of ${row.prior} {row.change_label}"
+    way = "up" if row.change > 0 else "down"           # "How much did the CF drop in 2025?": dollars and percent
+    return (f", {way} ${abs(row.change)} ({abs(row.percent)}%) from the {row.prior_label} conversion factor of "
+            f"${row.prior} {row.change_label}")
 
 
 def _rule_sentence(group: list[FactorRow]) -> str:

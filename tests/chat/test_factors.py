@@ -10,7 +10,8 @@ import pytest
 from carenav_core.chat.deterministic import DeterministicWriter
 from carenav_core.chat.events import FactorEvent, TokenEvent, WarningEvent
 from carenav_core.chat.evidence import build_evidence
-from carenav_core.chat.factors import asks_conversion_factor, checked_facts, factor_sentences, in_focus
+from carenav_core.chat.factors import (asks_conversion_factor, checked_facts, factor_sentences, factor_sources,
+                                       in_focus)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.pipeline import answer, prepare
 from carenav_core.chat.plan import plan_question
@@ -93,6 +94,15 @@ def test_the_cf_of_another_year_is_not_accepted_under_a_rows_label():
     assert check_sentence("The CY 2021 conversion factor was $36.0896 [CF CY2021].", evidence)
     assert check_sentence("The CY 2027 conversion factor is $0.56 [CF CY2027 proposed].", evidence)
     assert check_sentence("The CY 2021 conversion factor fell 3.32% from $36.0896 [CF CY2021 change].", evidence) == ()
+
+
+def test_how_much_a_conversion_factor_moved_is_said_in_dollars_and_percent():
+    rows = focus("How much did the conversion factor drop in 2025?")
+    evidence = build_evidence([], factor_sources(rows), checked_facts(rows))     # as the pipeline builds it
+    [sentence] = factor_sentences(rows)
+    assert "$32.3465 [CF CY2025], down $0.9410 (2.83%) from the CY 2024 (March 9-December 31) conversion factor of " \
+           "$33.2875 [CF CY2025 change]" in sentence
+    assert check_sentence(sentence, evidence) == ()
 
 
 def test_a_span_from_a_split_year_starts_at_its_last_period():
