@@ -70,8 +70,8 @@ def read_gpci(path: Path) -> dict[tuple[str, str], tuple[Decimal, Decimal, Decim
     return out
 
 
-def read_rvus(path: Path, code: str, modifier: str = "") -> tuple[Decimal, Decimal, Decimal, Decimal] | None:
-    """(work, non-facility PE, facility PE, MP) of one code's row in a PPRRVU CSV, None if absent."""
+def read_rvu_table(path: Path) -> dict[tuple[str, str], tuple[Decimal, Decimal, Decimal, Decimal]]:
+    """(code, modifier) -> (work, non-facility PE, facility PE, MP) of every row of a PPRRVU CSV."""
     rows = _rows(path)
     start = next((i for i, r in enumerate(rows) if r and r[0].strip().upper() == "HCPCS"), None)
     if start is None:
@@ -83,10 +83,12 @@ def read_rvus(path: Path, code: str, modifier: str = "") -> tuple[Decimal, Decim
     def column(text: str) -> int:
         return next(i for i, n in enumerate(names) if n.endswith(text))
     spots = (column("WORK RVU"), column("NON-FAC PE RVU"), column("FACILITY PE RVU"), column("MP RVU"))
+    table: dict[tuple[str, str], tuple[Decimal, Decimal, Decimal, Decimal]] = {}
     for row in rows[start + 1:]:
-        if row and row[0].strip().upper().zfill(5) == code and row[1].strip().upper() == modifier:
-            return tuple(Decimal(row[i]) if row[i].strip() else Decimal(0) for i in spots)
-    return None
+        if row and row[0].strip():
+            key = (row[0].strip().upper().zfill(5), row[1].strip().upper())
+            table.setdefault(key, tuple(Decimal(row[i]) if row[i].strip() else Decimal(0) for i in spots))
+    return table
 
 
 def read_pfrev(path: Path) -> dict[tuple[str, str], tuple[str, str, Decimal, Decimal]]:
@@ -125,6 +127,7 @@ class LocalityOracle:
                             key=lambda e: effective[e["release"]]):
             self.gpci_files[cy_of[entry["release"]]] = cms_dir / entry["release"] / entry["file"]
         self._gpcis: dict[int, dict] = {}
+        self._rvus: dict[int, dict] = {}
 
     def cf(self, cy: int) -> Decimal:
         on = _when(self.latest[cy]["effective"])
@@ -139,8 +142,10 @@ class LocalityOracle:
 
     def expected(self, code: str, cy: int, modifier: str = "") -> dict[tuple[str, str], tuple[Decimal, Decimal]]:
         """(MAC, locality) -> (non-facility fee, facility fee); empty when the code has no such row."""
-        release = self.latest[cy]
-        rvus = read_rvus(self.cms_dir / release["id"] / release["pprrvu"], code, modifier)
+        if cy not in self._rvus:
+            release = self.latest[cy]
+            self._rvus[cy] = read_rvu_table(self.cms_dir / release["id"] / release["pprrvu"])
+        rvus = self._rvus[cy].get((code, modifier))
         if rvus is None:
             return {}
         work, pe_nonfac, pe_fac, mp = rvus
