@@ -87,7 +87,9 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     scope = f"{row.locality} (GPCI-adjusted)" if row.locality else "national"
     paid = [f"the {scope} {where} payment is {_money(amount)}" + (
                 " (the file marks its non-facility PE NA: rarely or never furnished outside a facility)"
-                if where == "non-facility" and row.nonfac_na == "NA" else "")
+                if where == "non-facility" and row.nonfac_na == "NA" else
+                " (the file marks its facility PE NA: rarely or never furnished in a facility)"
+                if where == "facility" and row.fac_na == "NA" else "")
             for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
     return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
 
@@ -250,10 +252,15 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
     stage = "proposed" if row.proposed else "final"
     if measure == "work_rvu":
         return f"CY{row.cy} ({stage}): {_code(row, False)} has {_rvu_clause(row).split(', ')[0]} {row.label}."
-    if measure == "total_rvu":
-        totals = [f"a {where} total of {value} RVUs" for where, value in
-                  (("non-facility", row.total_nonfac), ("facility", row.total_fac)) if value is not None]
-        return f"CY{row.cy} ({stage}): {_code(row, False)} has {' and '.join(totals) or 'no total RVUs'} {row.label}."
+    if measure == "mp_rvu":
+        return f"CY{row.cy} ({stage}): {_code(row, False)} has malpractice RVU {row.mp_rvu} {row.label}."
+    if measure in ("total_rvu", "pe_rvu"):
+        what, fields = ("total", (row.total_nonfac, row.total_fac)) if measure == "total_rvu" else \
+            ("PE", (row.pe_nonfac_rvu, row.pe_fac_rvu))
+        values = [f"a {where} {what} of {value} RVUs" for where, value, kind in
+                  zip(("non-facility", "facility"), fields, (Setting.NON_FACILITY, Setting.FACILITY))
+                  if value is not None and setting in (Setting.BOTH, kind)]
+        return f"CY{row.cy} ({stage}): {_code(row, False)} has {' and '.join(values) or f'no {what} RVUs'} {row.label}."
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]
@@ -439,6 +446,12 @@ def _basis(text: str, codes: set[str], valuation: bool, named: bool) -> float:
     return 2.0 * min(2, len(others)) + 2.0 * bool(_BASIS.search(text)) + 1.0 * bool(_RVU_VALUE.search(text))
 
 
+# An entry of a list of codes ("( 13 ) 99495 and 99496 (codes for transitional care management services)"), as the
+# telehealth lists print them: it names codes and says nothing of their value or rules. (A numbered code descriptor,
+# "(2) G0023 Principal Illness Navigation services by ...", says what the code is, and stays quotable.)
+_CODE_LIST_ITEM = re.compile(r"(?:\(\s*\d+\s*\)|\+\+?)\s*[A-Z0-9]{5}\b[^()]*\(codes? for\b")
+
+
 def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
                 want: re.Pattern[str], commenters: bool = False, subject: frozenset[str] = frozenset()
                 ) -> list[_Candidate]:
@@ -458,7 +471,8 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             continue
         for position, piece, theirs in speakers(source):
             text = _clean(piece)
-            if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or theirs != commenters:
+            if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or theirs != commenters or \
+                    _CODE_LIST_ITEM.search(text):
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
             words = _words(text)

@@ -45,6 +45,7 @@ class WarningKind(StrEnum):
     YEAR_NOT_FOUND = "year_not_found"    # an asked code has no fee-schedule row in an asked year: other years shown
     MODIFIER_NOT_FOUND = "modifier_not_found"   # an asked code has no row of the asked modifier: its base rows shown
     NOT_IN_DATA = "not_in_data"      # the question asks for a figure the loaded data do not hold (said, not replaced)
+    READ_AS = "read_as"              # a code or family name was read as written another way ("G-2211" as G2211)
 
 
 def json_value(value: Any) -> Any:

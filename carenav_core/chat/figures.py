@@ -81,7 +81,11 @@ def _settings(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
     """(what, row field) pairs the figures compare: payments by setting, or an RVU the question names."""
     if plan.measure == "work_rvu":
         return (("work RVU", "work_rvu"),)
-    if plan.measure == "total_rvu":
+    if plan.measure == "mp_rvu":
+        return (("malpractice RVU", "mp_rvu"),)
+    if plan.measure == "pe_rvu":
+        both = (("non-facility PE RVU", "pe_nonfac_rvu"), ("facility PE RVU", "pe_fac_rvu"))
+    elif plan.measure == "total_rvu":
         both = (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))
     else:
         both = (("non-facility", "payment_nonfac"), ("facility", "payment_fac"))

@@ -38,6 +38,7 @@ from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
+from carenav_core.codes.detect import spelled_out
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
@@ -269,6 +270,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     `today` (default: the date now) resolves "last year" and how far back "since 2021" reaches."""
     today = today or date.today()
     text, warnings = clean_question(question)
+    if valuation:
+        text, read = spelled_out(text)
+        warnings += (WarningEvent(kind=WarningKind.READ_AS, message="Read " + ", ".join(
+            f"“{written}” as {meant}" for written, meant in read) + "."),) if read else ()
     detection = detect(text) if valuation else NO_DETECTION
     plan = plan_question(text, detection, today)
     years = years_to_show(plan, backends.settings.years, today)

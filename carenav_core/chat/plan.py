@@ -53,7 +53,7 @@ _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
                          r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
-                     r"fees|price|priced|cost|allowed|worth)\b", re.IGNORECASE)
+                     r"fees|price|priced|cost(?![\s-]shar)|allowed|worth)\b", re.IGNORECASE)
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
 # is billed the same month?" is a rule question.
 _PAYABLE = re.compile(r"\bpayable\b", re.IGNORECASE)
@@ -103,7 +103,7 @@ class QuestionPlan:
     proposed: bool                       # the question asks about a proposed rule
     setting: Setting
     intents: tuple[Intent, ...]
-    measure: str = "payment"             # what figures compare: "payment", "work_rvu" or "total_rvu"
+    measure: str = "payment"             # what figures compare: "payment", "work_rvu", "pe_rvu", "mp_rvu", "total_rvu"
     places: tuple[str, ...] = ()         # payment localities the question names (set once they are looked up)
     ambiguous_place: bool = False        # the place named matches several localities: all are shown
     comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
@@ -259,8 +259,9 @@ def _topical(text: str) -> bool:
     return any(w not in _FILLER for w in re.findall(r"[a-z][a-z'-]{2,}", rest))
 
 
-def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False
-             ) -> tuple[Intent, ...]:
+def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
+             written: bool = True) -> tuple[Intent, ...]:
+    """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members)."""
     if not codes:
         return (Intent.POLICY,)
     found = []
@@ -271,7 +272,9 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     if reasons or since is not None or len(years) > 1 or \
             (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1)):
         found.append(Intent.TREND)
-    if _TOTAL.search(text) and codes > 1:
+    # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing
+    # (a family's members are alternatives and add-ons, never billed all at once)
+    if _TOTAL.search(text) and codes > 1 and written:
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text):
         found.append(Intent.HOW_VALUED)
@@ -283,6 +286,19 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
         found.append(Intent.POLICY)
     return tuple(dict.fromkeys(found))
+
+
+def _measure(text: str) -> str:
+    """What figures compare: 'payment', or the RVU the question names ('work_rvu', 'pe_rvu', 'mp_rvu' (one
+    component asked alone), 'total_rvu')."""
+    if _LOOKUP.search(text):
+        return "payment"
+    if _MEASURE_WORK.search(text):
+        return "work_rvu"
+    component = [part for part in asked_parts(text) if part in ("pe", "mp")]
+    if len(component) == 1:
+        return f"{component[0]}_rvu"
+    return "total_rvu" if _MEASURE_TOTAL.search(text) else "payment"
 
 
 _LEVEL = re.compile(r"\b(?:level|lvl|tier)\s*([1-9])\b", re.IGNORECASE)
@@ -305,16 +321,6 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
     years, since = _years(text, today)
-    # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,
-    # "Why was 99490 changed to require 20 minutes?" a rule: none is a change of payment over time
-    reasons = bool(_WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
-        not (_COMPARE.search(text) and len(detection.codes) > 1 and not _MOVED_OVER_TIME.search(text)) and \
-        bool(years or since is not None or _DID.search(text) or _DROVE.search(text)) and \
-        not _NOT_A_CHANGE.search(text) and \
-        not asked_modifier(text)
-    if reasons and since is None and len(years) == 1:
-        years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
-    # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     upper = text.upper()
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code
 
@@ -326,10 +332,21 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=place))
     family = _levels_asked(text, detection) or tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
-    measure = "payment" if _LOOKUP.search(text) else (
-        "work_rvu" if _MEASURE_WORK.search(text) else "total_rvu" if _MEASURE_TOTAL.search(text) else "payment")
+    # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,
+    # "Why was 99490 changed to require 20 minutes?" a rule: none is a change of payment over time. "Why did 99213
+    # pay less in 2023 than in 2022?" is one: one code is asked (its family's other members are not).
+    reasons = bool(_WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
+        not (_COMPARE.search(text) and focus > 1 and not _MOVED_OVER_TIME.search(text)) and \
+        bool(years or since is not None or _DID.search(text) or _DROVE.search(text)) and \
+        not _NOT_A_CHANGE.search(text) and \
+        not asked_modifier(text)
+    if reasons and since is None and len(years) == 1:
+        years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
+    # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
+    measure = _measure(text)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since, reasons), measure=measure,
+                        intents=_intents(text, focus, years, since, reasons, bool(named)),
+                        measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), reasons=reasons)

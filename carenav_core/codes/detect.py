@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from carenav_core.codes.families import Family, load_families
@@ -107,3 +108,48 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
     members = {c for f in families if f.key in named for c in f.codes}
     return Detection(codes=tuple(sorted(explicit | members)), families=tuple(sorted(named)),
                      explicit=tuple(sorted(explicit)), filled=tuple(sorted(filled.items())))
+
+
+# A HCPCS Level II code of the letters analysts write most (G, J, Q) written with a separator: "G-2211", "G 2211",
+# "J-9035" ("Part B 2024" and "Table B-2024" are no codes). Not after a word character, and not before one.
+_SPLIT_CODE = re.compile(r"(?<![\w.$,-])([GJQgjq])[- ](\d{4})(?![\w]|[.,]\d)")
+# A family name misspelt by a letter or two ("chronic care managment"): words of the question, as many as the
+# synonym has, at least this similar and this long (short synonyms such as "CCM" are too close to other words).
+SPELLING_SIMILARITY = 0.9
+SPELLING_MIN_LENGTH = 12
+
+
+def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The text with codes written with a separator joined ("G-2211" -> "G2211") and family names misspelt by a
+    letter or two replaced by the family's synonym, and the (written, read as) pairs replaced.
+
+    >>> spelled_out("What does G-2211 pay?")
+    ('What does G2211 pay?', (('G-2211', 'G2211'),))
+    >>> spelled_out("What does chronic care managment pay?")[0]
+    'What does chronic care management pay?'
+    >>> spelled_out("What does Part B 2024 cover?")
+    ('What does Part B 2024 cover?', ())
+    """
+    families = load_families() if families is None else families
+    read: list[tuple[str, str]] = []
+
+    def join(m: re.Match) -> str:
+        code = f"{m.group(1).upper()}{m.group(2)}"
+        read.append((m.group(0), code))
+        return code
+    text = _SPLIT_CODE.sub(join, text)
+    pattern, _, _ = _family_index(families)
+    if pattern.search(text):
+        return text, tuple(read)
+    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
+    synonyms = sorted({_normal(syn) for f in families for syn in f.synonyms if len(syn) >= SPELLING_MIN_LENGTH},
+                      key=len, reverse=True)
+    for synonym in synonyms:
+        n = len(synonym.split())
+        for i in range(len(words) - n + 1):
+            start, end = words[i].start(), words[i + n - 1].end()
+            written = text[start:end]
+            if SequenceMatcher(None, _normal(written), synonym).ratio() >= SPELLING_SIMILARITY:
+                read.append((written, synonym))
+                return text[:start] + synonym + text[end:], tuple(read)
+    return text, tuple(read)

@@ -1,0 +1,150 @@
+"""Classes of analyst questions a second reader found answered beside the point (session 10), each read and answered
+through the real pipeline (real DuckDB, real embedded PostgreSQL, the deterministic writer). Values are read from the
+rows the answer shows, never written here."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from carenav_core.chat.deterministic import _CODE_LIST_ITEM, DeterministicWriter, row_sentence
+from carenav_core.chat.events import WarningKind
+from carenav_core.chat.figures import FigureKind
+from carenav_core.chat.pipeline import prepare
+from carenav_core.chat.plan import Intent, plan_question
+from carenav_core.codes import detect
+from carenav_core.codes.detect import spelled_out
+
+TODAY = date(2026, 12, 1)
+
+
+def plan(question: str):
+    return plan_question(question, detect(question), TODAY)
+
+
+def said(prepared) -> str:
+    return "".join(DeterministicWriter().stream(prepared))
+
+
+@pytest.mark.parametrize("question, measure", [
+    ("What is the MP RVU of 99214 in 2022 and 2026?", "mp_rvu"),
+    ("How has the malpractice RVU of 99490 changed since 2022?", "mp_rvu"),
+    ("What is the PE RVU of 99213 in 2025 and 2026?", "pe_rvu"),
+    ("How did the facility practice expense RVU of 99213 change from 2025 to 2026?", "pe_rvu"),
+    ("What is the work RVU of 99213 in 2025 and 2026?", "work_rvu"),
+    ("What are the total RVUs of 99213 in 2025 and 2026?", "total_rvu"),
+    ("What does 99213 pay in 2025 and 2026?", "payment"),
+])
+def test_the_rvu_a_question_names_is_what_its_figures_compare(question, measure):
+    assert plan(question).measure == measure
+
+
+@pytest.mark.parametrize("question, field, settings", [
+    ("What is the MP RVU of 99214 in 2022 and 2026?", "mp_rvu", {"malpractice RVU"}),
+    ("How did the facility PE RVU of 99213 change from 2025 to 2026?", "pe_fac_rvu", {"facility PE RVU"}),
+])
+def test_a_component_rvu_asked_across_years_is_stated_and_its_change_computed(backends, question, field, settings):
+    prepared = prepare(question, backends, today=TODAY)
+    years = prepared.plan.years
+    before, after = (next(r for r in prepared.rows if r.hcpcs == prepared.plan.named_codes[0] and r.cy == y
+                          and not r.mod and not r.proposed and not r.locality) for y in (years[0], years[-1]))
+    changes = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and f.rows == (before.label, after.label)]
+    assert {f.setting for f in changes} == settings
+    assert changes[0].inputs == (getattr(before, field), getattr(after, field))
+    assert changes[0].value == getattr(after, field) - getattr(before, field)
+    text = said(prepared)
+    assert f"from {getattr(before, field)} to {getattr(after, field)}" in text and changes[0].label in text
+    assert "total RVU went" not in text                     # not the totals instead of the asked component
+
+
+@pytest.mark.parametrize("question, reasons", [
+    ("Why did 99213 pay less in 2023 than in 2022?", True),       # one code over time (its family is not asked)
+    ("Why did 99214 pay more in 2026 than in 2025?", True),
+    ("Why does 99214 pay more than 99213?", False),               # two codes compared
+    ("Why does APCM level 3 pay more than level 1?", False),      # two of a family's levels compared
+])
+def test_why_a_code_paid_less_than_in_another_year_is_a_change_over_time(question, reasons):
+    assert plan(question).reasons is reasons
+
+
+def test_why_a_code_paid_less_than_in_another_year_says_what_moved_it(backends):
+    prepared = prepare("Why did 99213 pay less in 2023 than in 2022?", backends, today=TODAY)
+    drivers = [f for f in prepared.figures if f.kind is FigureKind.DRIVER]
+    assert drivers and prepared.plan.years == (2022, 2023)
+    assert drivers[0].label in said(prepared)
+
+
+@pytest.mark.parametrize("question, total", [
+    ("Which add-on codes are in the chronic care management family?", False),
+    ("How many codes are in the principal care management family and which is the add-on?", False),
+    ("What do the APCM codes pay combined?", False),
+    ("What does G2211 pay when billed with 99213?", True),
+    ("What do 99490 and 99439 pay together in 2026?", True),
+])
+def test_a_total_adds_up_codes_written_out_never_a_familys_members(question, total):
+    assert (Intent.TOTAL in plan(question).intents) is total
+
+
+def test_an_add_on_question_about_a_family_states_no_sum(backends):
+    prepared = prepare("Which add-on codes are in the chronic care management family?", backends, today=TODAY)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.TOTAL]
+    text = said(prepared)
+    assert "Billed together" not in text and "ZZZ" in text       # each add-on's global period says it
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("What did CMS finalize about cost sharing for APCM?", Intent.POLICY),
+    ("Is there cost-sharing for chronic care management?", Intent.POLICY),
+    ("What does APCM cost in 2026?", Intent.LOOKUP),
+])
+def test_cost_sharing_is_a_rule_question_and_cost_a_lookup(question, intent):
+    intents = plan(question).intents
+    assert intent in intents and (intent is Intent.LOOKUP or Intent.LOOKUP not in intents)
+
+
+def test_a_cost_sharing_question_quotes_the_rule_text_first(backends):
+    prepared = prepare("What did CMS finalize about cost sharing for APCM?", backends, today=TODAY)
+    text = said(prepared)
+    prose = text.split("What the rule text says:", 1)
+    assert len(prose) == 2 and "cost sharing" in prose[1].split("\n- Under")[0].lower()
+
+
+@pytest.mark.parametrize("written, code", [("G-2211", "G2211"), ("G 2211", "G2211"), ("g-0556", "G0556"),
+                                           ("J-9035", "J9035")])
+def test_a_code_written_with_a_separator_is_read_and_said(backends, written, code):
+    prepared = prepare(f"What does {written} pay in 2025?", backends, today=TODAY)
+    assert prepared.plan.named_codes == (code,)
+    read = [w for w in prepared.warnings if w.kind is WarningKind.READ_AS]
+    assert read and written in read[0].message and code in read[0].message
+
+
+@pytest.mark.parametrize("text", ["What does Part B 2024 cover?", "Table B-2024 of the rule", "See 89 FR 97710",
+                                  "What is G2211?", "Call 555-1234"])
+def test_text_that_holds_no_split_code_is_left_as_written(text):
+    assert spelled_out(text) == (text, ())
+
+
+@pytest.mark.parametrize("written, family", [("chronic care managment", "CCM"), ("principle care management", "PCM"),
+                                             ("remote therapeutic monitorng", "RTM")])
+def test_a_family_name_misspelt_by_a_letter_is_read_as_the_family(backends, written, family):
+    prepared = prepare(f"What does {written} pay in 2026?", backends, today=TODAY)
+    assert family in prepared.detection.families and prepared.rows
+    assert any(w.kind is WarningKind.READ_AS and written in w.message for w in prepared.warnings)
+
+
+def test_words_near_no_family_name_are_not_read_as_one():
+    text = "What did CMS say about chronic kidney disease management?"
+    assert spelled_out(text) == (text, ())
+
+
+def test_a_facility_amount_of_a_code_the_file_marks_facility_na_says_so(backends):
+    row = next(r for r in prepare("What does 99453 pay in the facility setting?", backends, today=TODAY).rows
+               if r.fac_na == "NA" and r.payment_fac is not None)
+    assert "facility PE NA" in row_sentence(row)
+
+
+def test_an_entry_of_a_list_of_codes_is_not_quoted_as_valuation():
+    assert _CODE_LIST_ITEM.search("( 13 ) 99495 and 99496 (codes for transitional care management services)")
+    assert _CODE_LIST_ITEM.search("(B) HCPCS codes: ( 1 ) G0019 and G0022 (codes for community health integration)")
+    assert not _CODE_LIST_ITEM.search("(2) G0023 Principal Illness Navigation services by certified or trained "
+                                      "auxiliary personnel under the direction of a physician; 60 minutes per month")
