@@ -57,8 +57,10 @@ CASES = [
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2510, date(2025, 3, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2608, date(2025, 4, 1), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2660, date(2026, 4, 1), 1, F, 0),
+    # a household of four whose other members' ages and disabilities the intake does not ask: over the gross limit
+    # it may still have a member 60+ or disabled (net test only), so the gross test cannot exclude it
     ("basic_food", "income_within_basic_food_limit", {**NOT_ELDERLY, "household_size": 4}, "monthly_income",
-     5500, date(2026, 4, 1), 1, F, 0),
+     5500, date(2026, 4, 1), 1, U, 0),
     ("basic_food", "income_within_basic_food_limit", {}, "monthly_income", 2660, date(2026, 4, 1), 1, U, 0),
     ("basic_food", "resources_within_basic_food_limit", ELDERLY_OVER_CE, "assets", 4500, date(2026, 4, 1), 1, F, 0),
     ("liheap", "income_within_150_percent_fpl", {}, "monthly_income", 1882.5, date(2025, 9, 30), 1, F, 0),
@@ -111,8 +113,15 @@ def test_age_boundaries(program, rule, answers, limit, on):
 @pytest.mark.parametrize(("age", "expected"), [(59, F), (60, U), (61, P), (62, P)])
 def test_property_tax_age_is_reached_by_december_31_of_the_application_year(age, expected):
     # RCW 84.36.381: 61 by December 31 of the year of application; a 60-year-old may turn 61 this year.
-    outcome = run_rule("property_tax", "aged_61_or_disabled", profile(age=age, disability="no"), date(2026, 5, 1))
+    outcome = run_rule("property_tax", "aged_61_or_disabled", profile(age=age, disability="no", veteran_status="no"),
+                       date(2026, 5, 1))
     assert outcome.status is expected, outcome.verdict.reason
+
+
+def test_a_veteran_under_61_may_qualify_by_a_va_rating_the_intake_does_not_ask():
+    outcome = run_rule("property_tax", "aged_61_or_disabled", profile(age=55, disability="no", veteran_status="veteran"),
+                       date(2026, 5, 1))
+    assert outcome.status is U and "the VA service-connected disability rating" in outcome.verdict.needs
 
 
 def test_care_receiver_age_boundary():

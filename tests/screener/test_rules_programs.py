@@ -124,7 +124,7 @@ CASES = [
     ("va_pension", "aged_65_or_disabled", {"age": None, "disability": "no"}, ON, U, ("age",)),
     ("va_pension", "needs_aid_and_attendance", {"living_situation": "nursing_facility", "adl_help": "none"}, ON, P, ()),
     ("va_pension", "needs_aid_and_attendance", {"adl_help": None}, ON, U, ("adl_help",)),
-    ("va_pension", "needs_aid_and_attendance", {"adl_help": "none"}, ON, F, ()),
+    ("va_pension", "needs_aid_and_attendance", {"adl_help": "none"}, ON, U, ()),     # basic pension / Housebound
     ("va_pension", "needs_aid_and_attendance", {}, ON, P, ()),
     ("va_pension", "net_worth_within_limit", {"assets": None}, ON, U, ("assets",)),
     ("va_pension", "net_worth_within_limit", {"monthly_income": "8000+"}, ON, U, ()),

@@ -14,16 +14,19 @@ ENROLLED = "categorically_needy"
 
 
 def pathway(profile: Profile, context: Context) -> str | None:
-    """'ssi' (65+ or disabled), 'magi' (19-64 without Medicare), 'none', or None when not settled."""
+    """'ssi' (65+ or disabled), 'magi' (19-64 without Medicare, disabled or not: MAGI has no asset test and the
+    higher income limit), 'none', or None when not settled."""
     t, on = context.thresholds, context.on
     if not is_unknown(profile.age) and profile.age >= t.amount("apple_health_ssi_related_age", on).amount:
         return "ssi"
+    if not is_unknown(profile.age) and not is_unknown(profile.medicare_parts) and not profile.medicare_parts and \
+            t.amount("apple_health_magi_min_age", on).amount <= profile.age <= t.amount("apple_health_magi_max_age", on).amount:
+        return "magi"
     if not is_unknown(profile.disability) and profile.disability:
         return "ssi"
     if is_unknown(profile.age) or is_unknown(profile.disability) or is_unknown(profile.medicare_parts):
         return None
-    in_band = t.amount("apple_health_magi_min_age", on).amount <= profile.age <= t.amount("apple_health_magi_max_age", on).amount
-    return "magi" if in_band and not profile.medicare_parts else "none"
+    return "none"
 
 
 @rule(program=KEY, label="In an adult coverage group: older adult, blind or disabled, or a working-age adult without Medicare",
@@ -47,8 +50,15 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
         return missing
     if route == "magi":
         missing = unknown(profile, "household_size")
-        return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
+        result = missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
             "apple_health_magi_income", context.on, profile.household_size), "household income")
+        if result.status is Status.FAIL and (is_unknown(profile.disability) or profile.disability):
+            # over the MAGI limit, a disabled adult may still qualify SSI-related (CN, or medically needy)
+            return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; if disabled, the SSI-related route "
+                           "(with a medically needy spend-down) may still apply", unknown_fields=result.unknown_fields,
+                           thresholds=result.thresholds,
+                           needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
+        return result
     return _ssi_income(profile, context)
 
 

@@ -12,13 +12,23 @@ DSHS_STANDARDS = ("DSHS: Basic Food standards", "https://www.dshs.wa.gov/esa/sta
 
 
 def elderly_or_disabled(profile: Profile, context: Context) -> bool | None:
-    """Whether the screened person is 60+ or disabled; None when the answers cannot say."""
+    """Whether the household has a member 60+ or disabled (the screened person, or a spouse they care for: spouses
+    are always one Basic Food household); None when the answers cannot say: a household of two or more whose other
+    members' ages and disabilities the intake does not ask."""
     age_limit = context.thresholds.amount("basic_food_elderly_age", context.on).amount
     if (not is_unknown(profile.age) and profile.age >= age_limit) or profile.disability is True:
         return True
+    if profile.care_relationship == "spouse" and not is_unknown(profile.care_recipient_age) and \
+            profile.care_recipient_age >= age_limit:
+        return True
     if is_unknown(profile.age) or is_unknown(profile.disability):
         return None
+    if is_unknown(profile.household_size) or profile.household_size > 1:
+        return None
     return False
+
+
+OTHER_MEMBERS = "whether another household member is 60 or older or disabled"
 
 
 def gross_test(profile: Profile, context: Context) -> Verdict:
@@ -36,7 +46,9 @@ def income_within_basic_food_limit(profile: Profile, context: Context) -> Verdic
         return gross
     senior = elderly_or_disabled(profile, context)
     if senior is None:
-        return unknown(profile, "age", "disability")
+        return unknown(profile, "age", "disability") or Verdict(
+            status=Status.UNKNOWN, reason=f"{gross.reason}; a household with a member 60+ or disabled has only the "
+            "net income test", needs=(OTHER_MEMBERS,), thresholds=gross.thresholds)
     if not senior:
         return gross
     net = context.thresholds.for_size("basic_food_net_income", context.on, profile.household_size)

@@ -17,8 +17,8 @@ DEEMED = ("categorically_needy", "medically_needy", "msp_only")
 
 
 def _deemed(profile: Profile) -> bool:
-    """Full Medicaid or a Medicare Savings Program confers Extra Help automatically."""
-    return profile.apple_health in DEEMED
+    """Already receiving Extra Help, or full Medicaid or a Medicare Savings Program, which confer it automatically."""
+    return profile.extra_help is True or profile.apple_health in DEEMED
 
 
 @rule(program=KEY, label="Has Medicare (Part A and/or B)", document="extra_help#age-and-category", legal=SSA_PUB)

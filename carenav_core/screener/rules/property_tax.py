@@ -27,6 +27,12 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     result = at_least(profile.age, minimum, "age")
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
+    if result.status is Status.FAIL and profile.veteran_status == "veteran":
+        # A veteran with a VA service-connected rating of 80% or more, or a total disability rating, qualifies at
+        # any age (RCW 84.36.381; programs.md section 11 row 1); the intake does not ask the rating.
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; a veteran with a VA service-connected rating "
+                       "of 80% or more, or total, qualifies at any age", thresholds=(minimum,),
+                       needs=("the VA service-connected disability rating",))
     if result.status is Status.FAIL and profile.age == minimum.amount - 1:
         # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
@@ -43,6 +49,9 @@ def owns_and_occupies_home(profile: Profile, context: Context) -> Verdict:
     if profile.living_situation == "nursing_facility":
         return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
                        needs=("whether they still own the home they lived in",))
+    if profile.living_situation == "with_family":
+        # an owner whose family moved in answers the same way as one who moved in with family
+        return Verdict(status=Status.UNKNOWN, reason="lives with family", needs=("whether they own the home",))
     return verdict(profile.living_situation == "own_home", f"lives: {place_words(profile.living_situation)}")
 
 

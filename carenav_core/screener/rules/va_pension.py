@@ -53,7 +53,13 @@ def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "adl_help")
     if missing:
         return missing
-    return verdict(bool(profile.adl_help), f"needs help with: {', '.join(sorted(profile.adl_help)) or 'nothing listed'}")
+    if profile.adl_help:
+        return verdict(True, f"needs help with: {', '.join(sorted(profile.adl_help))}")
+    # A&A and Housebound raise the MAPR; basic pension needs neither, and Housebound (mostly at home because of a
+    # permanent disability) is not asked: no help listed leaves the pension open at a lower rate.
+    return Verdict(status=Status.UNKNOWN, reason="needs help with: nothing listed; Aid & Attendance does not apply, "
+                   "but basic pension and Housebound need no help with daily activities",
+                   needs=("whether they are housebound (mostly at home because of a permanent disability)",))
 
 
 def _net_worth_bracket(income: Bracket, assets: Bracket) -> Bracket:
@@ -81,10 +87,26 @@ def net_worth_within_limit(profile: Profile, context: Context) -> Verdict:
     return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
 
 
+@rule(program=KEY, label="Countable income below the maximum annual pension rate (MAPR) with Aid & Attendance",
+      document="va_pension#income", legal=VA_RATES)
+def income_below_mapr(profile: Profile, context: Context) -> Verdict:
+    missing = unknown(profile, "veteran_status", "monthly_income")
+    if missing:
+        return missing
+    if profile.veteran_status == "surviving_spouse":
+        limit = context.thresholds.amount("va_survivor_mapr_aid_attendance", context.on)
+    else:       # a spouse raises the MAPR: unmarried or not said, the no-dependent rate (a pass under it holds)
+        limit = context.thresholds.for_size("va_mapr_aid_attendance", context.on, 2 if profile.married is True else 1)
+    result = at_or_below(profile.monthly_income, limit, "yearly income", scale=MONTHS)
+    # The A&A rate is the highest MAPR, so income under it passes; over it, unreimbursed medical and care costs
+    # may still bring countable income under it.
+    return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
+
+
 PROGRAM = Program(
     key=KEY, name="VA pension with Aid & Attendance / Housebound",
     rules=(veteran_or_surviving_spouse, wartime_service, aged_65_or_disabled, needs_aid_and_attendance,
-           net_worth_within_limit),
+           income_below_mapr, net_worth_within_limit),
     always_needed=("discharge other than dishonorable",
                    "length of service (90 days before 1980-09-08, otherwise 24 months, with a wartime day)",
                    "unreimbursed medical and care expenses (they lower countable income against the MAPR)",

@@ -1,0 +1,82 @@
+"""Wrong screening results a second reader found with 66 new intake cases (session 10), each checked against
+programs.md (the program's own rule) through the real rules and dated figures."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from carenav_core.screener.engine import Classification, screen
+from tests.screener.conftest import profile
+
+L, P, X = Classification.LIKELY, Classification.POSSIBLY, Classification.EXCLUDED
+ON = date(2026, 5, 1)
+
+
+def result(program: str, on: date = ON, **answers) -> Classification:
+    return {r.program.key: r for r in screen(profile(**answers), on=on)}[program].classification
+
+
+WORKING_AGE = {"age": 50, "medicare_parts": "none", "household_size": 1, "marital_status": "single",
+               "apple_health": "none"}
+
+
+@pytest.mark.parametrize("answers, expected", [
+    # MAGI adult coverage (19-64, no Medicare) has no asset test, whether or not the person is disabled
+    ({**WORKING_AGE, "disability": "yes", "monthly_income": "1000-1299", "assets": "4501-10000"}, L),
+    ({**WORKING_AGE, "disability": "yes", "monthly_income": "1500-1732", "assets": "0-2000"}, L),
+    ({**WORKING_AGE, "age": 64, "disability": "dont_know", "monthly_income": "1000-1299", "assets": "dont_know"}, L),
+    # over the MAGI limit a disabled adult may still qualify SSI-related with a spend-down; a non-disabled one not
+    ({**WORKING_AGE, "disability": "yes", "monthly_income": "3977-4499", "assets": "0-2000"}, P),
+    ({**WORKING_AGE, "disability": "no", "monthly_income": "3977-4499", "assets": "0-2000"}, X),
+])
+def test_apple_health_magi_route_for_a_working_age_adult_without_medicare(answers, expected):
+    assert result("apple_health", **answers) is expected
+
+
+@pytest.mark.parametrize("answers, expected", [
+    # a 55-year-old caring for a spouse of 70: spouses are one household, so the household has a member 60+
+    ({"age": 55, "marital_status": "married", "household_size": 2, "monthly_income": "3608-3868",
+      "caring_for_someone": "yes", "care_recipient_age": 70, "care_relationship": "spouse"}, P),
+    # other household members' ages are not asked: over the gross limit, a household of two is not settled
+    ({"age": 50, "marital_status": "married", "household_size": 2, "monthly_income": "3608-3868"}, P),
+    # a household of one under 60, not disabled, over the gross limit: excluded
+    ({"age": 50, "household_size": 1, "monthly_income": "3977-4499"}, X),
+])
+def test_basic_food_counts_an_older_household_member(answers, expected):
+    assert result("basic_food", **{"disability": "no", **answers}) is expected
+
+
+VETERAN = {"veteran_status": "veteran", "wartime_service": "yes", "age": 70, "living_situation": "own_home",
+           "disability": "no", "assets": "0-2000"}
+
+
+@pytest.mark.parametrize("answers, expected", [
+    # income far above the Aid & Attendance MAPR: only unreimbursed care costs could bring it under
+    ({**VETERAN, "adl_help": ["bathing"], "monthly_income": "7000-7999"}, P),
+    ({**VETERAN, "adl_help": ["bathing"], "monthly_income": "1000-1299"}, L),
+    # no help with daily activities: no A&A, but basic pension and Housebound remain
+    ({**VETERAN, "adl_help": "none", "monthly_income": "1000-1299"}, P),
+    # a surviving spouse above the survivors' A&A MAPR
+    ({**VETERAN, "veteran_status": "surviving_spouse", "age": 58, "adl_help": ["bathing"],
+      "monthly_income": "2200-2351"}, P),
+])
+def test_va_pension_income_against_the_mapr_and_the_rates_without_aid_and_attendance(answers, expected):
+    assert result("va_pension", **answers) is expected
+
+
+def test_property_tax_a_veteran_under_61_and_an_owner_living_with_family_are_open():
+    assert result("property_tax", age=55, disability="no", veteran_status="veteran", monthly_income="2016-2199") is P
+    assert result("property_tax", age=55, disability="no", veteran_status="no", monthly_income="2016-2199") is X
+    assert result("property_tax", age=75, living_situation="with_family", monthly_income="1500-1732") is P
+
+
+def test_extra_help_already_enrolled_is_likely_whatever_the_assets():
+    assert result("extra_help", extra_help="yes", monthly_income="0-999", assets="dont_know") is L
+    assert result("extra_help", extra_help="yes", monthly_income="0-999", assets="169593-249999") is L
+
+
+def test_basic_food_resource_limit_ends_with_the_fiscal_year_it_was_seen_for():
+    over = {"age": 70, "household_size": 1, "monthly_income": "2661-2664", "assets": "4501-10000"}
+    assert result("basic_food", on=date(2026, 9, 30), **over) is X
+    assert result("basic_food", on=date(2026, 12, 2), **over) is P        # FY2027 figure not seen: not decided
