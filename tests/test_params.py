@@ -101,7 +101,8 @@ def test_freshness_lists_values_that_end_soon_or_have_no_figure():
     parameters = load_thresholds().parameters
     found = {(f.key, f.problem) for f in freshness(parameters, date(2026, 12, 1))}
     assert ("extra_help_resources", "ends soon") in found          # 2026 value ends 2026-12-31, 2027 not on file
-    assert not any(key == "va_net_worth_limit" for key, _ in found)  # 12/2026 value on file
+    assert ("va_net_worth_limit", "floor") in found        # 12/2026 value not seen: the 12/2025 one is a floor
+    assert ("basic_food_resources_elderly", "floor") in found
     later = {(f.key, f.problem) for f in freshness(parameters, date(2027, 1, 2))}
     assert ("extra_help_resources", "ended") in later
     assert ("va_survivor_mapr_aid_attendance", "pending") in {(f.key, f.problem) for f in freshness(parameters, date(2025, 6, 1))}

@@ -30,6 +30,9 @@ class ScreenerValue(DatedValue):
     by_size: list[float] | None = Field(None, min_length=1, description="Figures for household sizes 1..n.")
     each_additional: float | None = Field(None, ge=0, description="Added per person beyond by_size.")
     by_county: dict[str, float] | None = Field(None, description="Figure per Washington county.")
+    at_least: bool = Field(False, description="The figure in force is not seen; this one is a floor (a limit the law "
+                                              "only raises, such as one indexed by the COLA): a pass under it holds, "
+                                              "nothing above it is decided.")
 
     @model_validator(mode="after")
     def _one_shape(self) -> "ScreenerValue":
@@ -63,6 +66,7 @@ class Threshold:
     tag: str
     reference: tuple[Reference, ...]
     note: str = ""
+    at_least: bool = False     # a floor: the figure in force is not seen, and is not lower than this
 
     def shown(self) -> str:
         """The figure in words: '$1,856 a month', '65 years'."""
@@ -73,7 +77,7 @@ class Threshold:
 
     def describe(self) -> str:
         """'$1,014 a month (from January 1, 2026) [D]' style text."""
-        return f"{self.shown()} (from {self.effective:%B %-d, %Y}) [{self.tag}]"
+        return f"{'at least ' if self.at_least else ''}{self.shown()} (from {self.effective:%B %-d, %Y}) [{self.tag}]"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +89,7 @@ class ThresholdTable:
     def _pick(self, key: str, amount: float, value: ScreenerValue) -> Threshold:
         parameter = self.parameters[key]
         return Threshold(key=key, label=parameter.label, unit=parameter.unit, amount=amount,
-                         effective=value.effective, tag=value.tag, note=value.note,
+                         effective=value.effective, tag=value.tag, note=value.note, at_least=value.at_least,
                          reference=tuple(Reference(title=r.title, href=r.href) for r in value.reference))
 
     def _value(self, key: str, on: date, shape: str) -> ScreenerValue:

@@ -37,9 +37,12 @@ def test_1_va_assets_alone_exclude_without_income(assets, on, expected):
 
 def test_1_the_intake_has_an_asset_bracket_wholly_above_every_va_limit():
     person = profile(veteran_status="veteran", monthly_income=None, assets="250000+")
-    for on in (date(2025, 6, 1), date(2026, 6, 1), date(2026, 12, 1)):
+    for on in (date(2025, 6, 1), date(2026, 6, 1)):
         result = {r.program.key: r for r in screen(person, on=on)}["va_pension"]
         assert result.classification is Classification.EXCLUDED, on
+    # from 12/2026 the limit in force is not seen (only that it is at least $163,699): nothing above it is decided
+    result = {r.program.key: r for r in screen(person, on=date(2026, 12, 1))}["va_pension"]
+    assert result.classification is Classification.POSSIBLY
 
 
 # 2. VA pension age test: under 65 with disability, nursing home or surviving-spouse status unknown stays open.

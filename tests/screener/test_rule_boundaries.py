@@ -144,7 +144,8 @@ def test_magi_age_band(age, on, expected):
     (0, 148_111, date(2025, 12, 1), P),         # 163,699: at the limit
     (0, 148_112, date(2025, 12, 1), U),         # 163,700: a dollar over, straddles
     (0, 153_000, date(2026, 11, 30), U),        # 168,588 > 163,699
-    (0, 153_000, date(2026, 12, 1), P),         # 168,588 <= 169,592 (12/2026, derived)
+    (0, 153_000, date(2026, 12, 1), U),         # 168,588 > 163,699, the floor of the unseen 12/2026 limit
+    (0, 148_000, date(2026, 12, 1), P),         # 163,588 <= 163,699: a pass under the floor holds
     (159_241, 300_000, date(2025, 11, 30), F),  # assets alone exceed the limit
     (159_241, 300_000, date(2025, 12, 1), U),   # ... but not the next year's limit of 163,699
     (150_000, 159_000, date(2025, 11, 30), U),  # only with income above it: care costs may lower income

@@ -68,10 +68,16 @@ def test_describe_shows_amount_unit_date_and_tag_in_words():
 
 @pytest.mark.parametrize(("key", "on", "amount"), [
     ("va_net_worth_limit", date(2025, 11, 30), 159_240), ("va_net_worth_limit", date(2025, 12, 1), 163_699),
-    ("va_net_worth_limit", date(2026, 11, 30), 163_699), ("va_net_worth_limit", date(2026, 12, 1), 169_592),
+    ("va_net_worth_limit", date(2026, 11, 30), 163_699), ("va_net_worth_limit", date(2026, 12, 1), 163_699),
 ])
 def test_va_years_run_december_to_november(key, on, amount):
     assert load_thresholds().amount(key, on).amount == amount
+
+
+def test_a_figure_not_seen_is_carried_as_a_floor_that_decides_only_a_pass():
+    limit = load_thresholds().amount("va_net_worth_limit", date(2026, 12, 1))
+    assert limit.at_least and limit.describe().startswith("at least $163,699")
+    assert not load_thresholds().amount("va_net_worth_limit", date(2026, 11, 30)).at_least
 
 
 def test_intake_options_have_39_counties_and_ordered_brackets():

@@ -126,6 +126,10 @@ def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float =
     said = f"{what} {bracket.label()}{' (times 12 for a year)' if scale == 12 else ''} vs limit {limit.describe()}"
     if upper is not None and upper <= limit.amount:
         return verdict(True, f"{said}: the whole range is at or below the limit", limit)
+    if limit.at_least:          # the figure in force is not seen and may be higher: only a pass is settled
+        return Verdict(status=Status.UNKNOWN, reason=f"{said}: the figure in force from {limit.effective:%B %-d, %Y} "
+                       "is not on file, and it is not lower than this one", thresholds=(limit,),
+                       needs=(f"the {limit.label} in force from {limit.effective:%B %-d, %Y}",))
     if lower > limit.amount:
         return verdict(False, f"{said}: the whole range is above the limit", limit)
     return Verdict(status=Status.UNKNOWN, reason=f"{said}: the range includes amounts on both sides of the limit",
