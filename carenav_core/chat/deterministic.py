@@ -20,6 +20,7 @@ from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesi
                                        factor_sentences, gpci_summary)
 from carenav_core.chat.figures import Figure, FigureKind, families_compared
 from carenav_core.chat.guard import check_sentence
+from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
@@ -36,7 +37,7 @@ NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
-NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND})      # excerpts made by code, never quoted as rule text
+NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})   # excerpts made by code, never quoted as rule text
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
@@ -91,7 +92,18 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
                 " (the file marks its facility PE NA: rarely or never furnished in a facility)"
                 if where == "facility" and row.fac_na == "NA" else "")
             for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
-    return f"at the CY{row.cy} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
+    # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is
+    # answered by the conversion-factor table, not on every row)
+    periods = [paid_at for paid_at in row.other_payments() if "QP" not in paid_at[0].label]
+    which = row.cf_label if periods and row.cf_label else f"CY{row.cy}"
+    said = f"at the {which} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
+    for cf, nonfac, fac in periods:
+        other = [f"{_money(amount)} {where}" for where, amount, kind in (
+            ("non-facility", nonfac, Setting.NON_FACILITY), ("facility", fac, Setting.FACILITY))
+            if amount is not None and setting in (Setting.BOTH, kind)]
+        if other:
+            said += f" (at the {cf.label} conversion factor of {_money(cf.value)}: {' and '.join(other)})"
+    return said
 
 
 # The PFS global period codes (CMS PPRRVU file layout): the number of post-operative days, or what the letters mean.
@@ -671,6 +683,8 @@ class DeterministicWriter:
         indices = gpci_summary(prepared.gpci)
         if indices:                   # "What is the GPCI for Seattle?": the locality's indices first
             yield from ("- " + s for s in indices.sentences())
+        if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first
+            yield from ("- " + f.sentence() for f in prepared.indicators)
         if (prepared.factors or local or indices) and not prepared.rows:
             # the data answered it; rule text only when the question asks about the rule or why (the retrieved
             # paragraphs stay under Sources)

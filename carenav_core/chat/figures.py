@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
-from itertools import pairwise
+from itertools import combinations, pairwise
 from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
@@ -129,13 +129,15 @@ def _by_code_and_vintage(rows: Sequence[ValuationRow], plan: QuestionPlan) -> di
 
 
 def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
-    """First focus code minus each other focus code, in every vintage both have and the plan asks for."""
+    """First focus code minus each other focus code, in every vintage both have and the plan asks for; three codes
+    written out ("Compare 99424, 99426 and 99490"), every pair of them."""
     codes = plan.focus_codes
     index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
     figures = []
-    for other in codes[1:]:
+    pairs = combinations(codes, 2) if len(codes) == 3 and plan.named_codes else ((codes[0], o) for o in codes[1:])
+    for first_code, other in pairs:
         for (code, label), row in index.items():
-            if code == codes[0] and (other, label) in index:
+            if code == first_code and (other, label) in index:
                 pair = (row, index[(other, label)])
                 first, second = (_name(r) for r in pair)
                 text = f"[computed: {first} − {second}, {_short(label)}]"

@@ -30,6 +30,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesi
                                        gpci_summary, in_focus, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
+from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
@@ -291,10 +292,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())
     warnings += noted
+    indicators = indicator_facts(backends.fee_db, rows, plan) if rows else ()
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
-    sources = (definition_sources(detection) + factor_sources(factors) + ((local.source(),) if local else ())
+    sources = (tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors) + ((local.source(),) if local else ())
                + (indices.sources() if indices else ()) + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
                                                  plan=plan if detection.codes else None,
@@ -302,7 +304,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
+                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci, indicators=indicators,
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 

@@ -109,6 +109,7 @@ class QuestionPlan:
     comments: bool = False               # the question asks what commenters said (their views are quoted as theirs)
     modifier: str = ""                   # a payment modifier asked ("71046-26", "professional component"): its rows
     parts: tuple[str, ...] = ()          # parts of a row asked beyond RVUs and payments: status, pe, mp, global
+    indicators: tuple[str, ...] = ()     # payment policy indicators asked (data/indicators.toml keys: pctc, bilat_surg)
     reasons: bool = False                # "Why did 99490's payment go up in 2026?": what moved it (RVUs, CF)
 
     @property
@@ -221,6 +222,35 @@ def asked_parts(text: str) -> tuple[str, ...]:
     return tuple(part for part, asks in _PARTS if asks.search(text))
 
 
+# The indicators a question names, in data/indicators.toml's keys. A modifier that an indicator governs names it
+# ("27447 with modifier 50": bilateral surgery). Supervision of a diagnostic test is asked as an indicator or level:
+# "supervision" alone is a rule question ("What supervision does APCM require?").
+_INDICATORS = (("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(?:/|and)\s*technical component\b",
+                             re.IGNORECASE)),
+         ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
+                                  re.IGNORECASE)),
+         ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
+         ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b",
+                                  re.IGNORECASE)),
+         ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
+         ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
+         ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase (?:endoscopy|code)\b", re.IGNORECASE)),
+         ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic",
+                                  re.IGNORECASE)),
+         ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)))
+
+
+def asked_indicators(text: str) -> tuple[str, ...]:
+    """The indicators the question names, in that order.
+
+    >>> asked_indicators("What is the PC/TC indicator for 71046 and is the bilateral adjustment used?")
+    ('pctc', 'bilat_surg')
+    >>> asked_indicators("What supervision does APCM require?")
+    ()
+    """
+    return tuple(key for key, asks in _INDICATORS if asks.search(text))
+
+
 def asked_modifier(text: str) -> str:
     """The payment modifier the question asks about ('26', 'TC', '53'), '' when none."""
     if m := _MODIFIER.search(text):
@@ -259,6 +289,11 @@ def _topical(text: str) -> bool:
     return any(w not in _FILLER for w in re.findall(r"[a-z][a-z'-]{2,}", rest))
 
 
+# Words of a change question that name no topic ("How has 99490 changed over time?")
+_CHANGE_WORDS = re.compile(_TREND.pattern + r"|\b(?:how|has|have|had|did|does|do|been|ever|at all|it|its|much|"
+                           r"anything|something)\b", re.IGNORECASE)
+
+
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
              written: bool = True) -> tuple[Intent, ...]:
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members)."""
@@ -269,8 +304,11 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.DEFINITION)
     if _COMPARE.search(text) and codes > 1:
         found.append(Intent.COMPARE)
+    # "Has G0556 changed?" asks for its values over time; "Did CMS change the supervision rule for APCM?" asks about
+    # a rule (a topic beyond the codes and no value word)
     if reasons or since is not None or len(years) > 1 or \
-            (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1)):
+            (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1) and
+             (_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text)))):
         found.append(Intent.TREND)
     # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing
     # (a family's members are alternatives and add-ons, never billed all at once)
@@ -280,7 +318,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.HOW_VALUED)
     # "Is 99439 an add-on code?", "What is the global period for 27447?": the row answers it
     if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
-            (asked_parts(text) and not _QUALIFIED.search(text)) or \
+            ((asked_parts(text) or asked_indicators(text)) and not _QUALIFIED.search(text)) or \
             (not found and not _POLICY_ASK.search(text) and not _topical(text)):
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
@@ -340,7 +378,11 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         bool(years or since is not None or _DID.search(text) or _DROVE.search(text)) and \
         not _NOT_A_CHANGE.search(text) and \
         not asked_modifier(text)
-    if reasons and since is None and len(years) == 1:
+    # "Did the facility PE RVU of 99213 drop in 2026?", "Did 99490's payment change in 2025?": a change of a value in
+    # one year is a change from the year before
+    changed_in = bool(_DID.search(text) and _MOVED_OVER_TIME.search(text) and _VALUE_WORDS.search(text)) and \
+        bool(detection.codes) and not (_COMPARE.search(text) and focus > 1)
+    if (reasons or changed_in) and since is None and len(years) == 1:
         years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     measure = _measure(text)
@@ -349,4 +391,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         intents=_intents(text, focus, years, since, reasons, bool(named)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
-                        parts=asked_parts(text), reasons=reasons)
+                        parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons)

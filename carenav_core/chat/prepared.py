@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from carenav_core.chat.events import Source, WarningEvent
 from carenav_core.chat.factors import checked_facts
 from carenav_core.chat.figures import Figure
+from carenav_core.chat.indicators import IndicatorFact
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.codes import Detection
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
@@ -29,9 +30,10 @@ class Prepared:
     factors: tuple[FactorRow, ...] = ()  # national conversion factors, when the question asks about them
     anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality, when the question asks for them
     gpci: tuple[GpciRow, ...] = ()       # GPCIs by locality, when the question asks for them
+    indicators: tuple[IndicatorFact, ...] = ()   # payment policy indicators of the asked codes, when asked
 
     @property
     def checked(self) -> tuple:
-        """Everything computed that the output guard treats like a valuation row: the figures, and the asked
-        conversion factors with the change across them."""
-        return self.figures + checked_facts(self.factors, self.anesthesia, self.gpci)
+        """Everything computed that the output guard treats like a valuation row: the figures, the asked
+        conversion factors with the change across them, and the asked payment policy indicators."""
+        return self.figures + checked_facts(self.factors, self.anesthesia, self.gpci) + self.indicators

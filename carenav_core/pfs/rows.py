@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
 
 # Status codes of the PPRRVU file (CMS RVU file record layout, "STATUS CODE").
@@ -44,6 +44,20 @@ class ConversionFactor:
     reference: str        # address of the source
 
 
+CENT = Decimal("0.01")
+
+
+def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:
+    """National payment in dollars: total RVUs x CF, half-up to cents; blank when either is blank.
+
+    >>> payment(Decimal("0.47"), Decimal("32.3465"))
+    Decimal('15.20')
+    """
+    if total is None or cf is None:
+        return None
+    return (total * cf).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
 @dataclass(frozen=True, kw_only=True)
 class ValuationRow:
     """One code, one vintage (final CY release or proposed rule), one modifier."""
@@ -82,11 +96,17 @@ class ValuationRow:
     named: bool = True             # the question names this code (False: added by family expansion)
     in_focus: bool = True          # a named code in a year the question asks about (shown first)
 
+    def other_payments(self) -> tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...]:
+        """(CF, non-facility, facility payment) at each other CF of the year ("CY2024 Jan 1-Mar 8"), national rows."""
+        if self.locality:
+            return ()
+        return tuple((c, payment(self.total_nonfac, c.value), payment(self.total_fac, c.value)) for c in self.other_cfs)
+
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number this row states (for the output guard)."""
         values = (self.work_rvu, self.pe_nonfac_rvu, self.pe_fac_rvu, self.mp_rvu, self.total_nonfac,
                   self.total_fac, self.cf, self.payment_nonfac, self.payment_fac,
-                  *(c.value for c in self.other_cfs),
+                  *(c.value for c in self.other_cfs), *(v for _, *paid in self.other_payments() for v in paid),
                   Decimal(int(self.global_days)) if self.global_days.isdigit() else None)    # "090": 90 days
         return tuple(v for v in values if v is not None)
 

@@ -7,17 +7,16 @@ import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
 from datetime import date
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
 from carenav_core.errors import NotBuiltError
-from carenav_core.pfs.rows import STATUS_MEANINGS, ValuationRow
+from carenav_core.pfs.rows import STATUS_MEANINGS, ValuationRow, payment
 from carenav_core.pfs.rules import Rule, RuleBook, load_rules
 
-CENT = Decimal("0.01")
 _COLUMNS = ("hcpcs, mod, description, status, work_rvu, pe_nonfac_rvu, pe_fac_rvu, mp_rvu, total_nonfac, "
             "total_fac, nonfac_na, fac_na, pctc, global_days, file_cf, source_file, sha256")
 _ALL = f"""SELECT 'final' AS kind, release_id AS vintage, cy, effective, {_COLUMNS} FROM current_rvu
@@ -85,18 +84,6 @@ def reader_cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     cursor = con.cursor()
     cursor.execute("USE fee")
     return cursor
-
-
-def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:
-    """National payment in dollars: total RVUs x CF, half-up to cents; blank when either is blank.
-
-    >>> payment(Decimal("0.47"), Decimal("32.3465"))
-    Decimal('15.20')
-    """
-    if total is None or cf is None:
-        return None
-    return (total * cf).quantize(CENT, rounding=ROUND_HALF_UP)
-
 
 
 def _row(record: dict, rule: Rule | None) -> ValuationRow:

@@ -14,6 +14,7 @@ from carenav_core.chat.pipeline import prepare
 from carenav_core.chat.plan import Intent, plan_question
 from carenav_core.codes import detect
 from carenav_core.codes.detect import spelled_out
+from carenav_core.pfs.rows import payment
 
 TODAY = date(2026, 12, 1)
 
@@ -148,3 +149,65 @@ def test_an_entry_of_a_list_of_codes_is_not_quoted_as_valuation():
     assert _CODE_LIST_ITEM.search("(B) HCPCS codes: ( 1 ) G0019 and G0022 (codes for community health integration)")
     assert not _CODE_LIST_ITEM.search("(2) G0023 Principal Illness Navigation services by certified or trained "
                                       "auxiliary personnel under the direction of a physician; 60 minutes per month")
+
+
+def test_a_year_with_two_conversion_factors_by_date_states_the_amounts_at_both(backends):
+    prepared = prepare("What did 99213 pay in January 2024?", backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.hcpcs == "99213" and r.cy == 2024 and not r.mod and not r.locality)
+    (cf, nonfac, fac), = [p for p in row.other_payments() if "QP" not in p[0].label]
+    assert nonfac == payment(row.total_nonfac, cf.value) and nonfac != row.payment_nonfac
+    text = said(prepared)        # through the output guard: each amount is one the row states
+    assert f"${cf.value}" in text and f"${nonfac}" in text and f"${fac}" in text and row.cf_label in text
+
+
+def test_three_codes_written_out_and_compared_get_every_pair(backends):
+    prepared = prepare("Compare 99424, 99426 and 99490 in 2026", backends, today=TODAY)
+    pairs = {f.codes for f in prepared.figures if f.kind is FigureKind.DIFFERENCE}
+    assert pairs == {("99424", "99426"), ("99424", "99490"), ("99426", "99490")}
+
+
+@pytest.mark.parametrize("question, years, trend", [
+    ("Did the facility PE RVU for 99213 drop in 2026?", (2025, 2026), True),     # a change of a value in one year
+    ("Did 99490's payment go up in 2025?", (2024, 2025), True),
+    ("What did 99490 pay in 2025?", (2025,), False),
+    ("Did CMS change the supervision rule for APCM in 2025?", (2025,), False),    # a rule question
+    ("Has G0556 changed?", (), True),
+])
+def test_did_a_value_change_in_a_year_compares_it_with_the_year_before(question, years, trend):
+    p = plan(question)
+    assert p.years == years and (Intent.TREND in p.intents) is trend
+
+
+@pytest.mark.parametrize("question, key, code", [
+    ("What is the PC/TC indicator for 71046?", "pctc", "71046"),
+    ("What is the bilateral surgery indicator for 27447?", "bilat_surg", "27447"),
+    ("What does 27447 pay with modifier 50?", "bilat_surg", "27447"),
+    ("Can an assistant at surgery be paid for 27130?", "asst_surg", "27130"),
+])
+def test_a_payment_policy_indicator_asked_is_stated_first_with_its_meaning_and_rule(backends, question, key, code):
+    from carenav_core.pfs.indicators import indicator_values, load_indicators
+    prepared = prepare(question, backends, today=TODAY)
+    fact = next(f for f in prepared.indicators if f.meaning.key == key and f.code == code)
+    row = next(r for r in prepared.rows if r.hcpcs == code and r.cy == fact.cy and not r.mod and not r.locality)
+    value = indicator_values(backends.fee_db, [(row.cy, code, "")])[(row.cy, code, "")][key]
+    assert fact.meaning == load_indicators().explain(key, value)          # the file's value, the book's meaning
+    text = said(prepared)
+    first = text.split("\n\n", 1)[1].lstrip("- ").splitlines()[0]      # after the no-model notice
+    assert first == fact.sentence() and fact.label in text              # first, and through the output guard
+    assert any(s.label == fact.label for s in prepared.sources)         # the model sees it as an excerpt too
+
+
+def test_supervision_asked_as_a_rule_is_no_indicator_question():
+    assert plan("What supervision does APCM require?").indicators == ()
+    assert plan("What is the physician supervision indicator for 70551?").indicators == ("phys_supv",)
+
+
+def test_a_model_sentence_with_another_indicator_value_or_share_is_withheld(backends):
+    from carenav_core.chat.evidence import build_evidence
+    from carenav_core.chat.guard import check_sentence
+    prepared = prepare("Can an assistant at surgery be paid for 27130?", backends, today=TODAY)
+    fact = prepared.indicators[0]
+    evidence = build_evidence(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
+    assert check_sentence(fact.sentence(), evidence) == ()
+    wrong = fact.sentence().replace("16%", "25%")
+    assert wrong != fact.sentence() and check_sentence(wrong, evidence)

@@ -1,0 +1,83 @@
+"""Payment policy indicators a question asks about ("What is the bilateral surgery indicator for 27447?", "the PC/TC
+indicator of 71046"): the RVU file's value in each asked code's newest final row, what it means and where the rule
+is written (data/indicators.toml). Each is an excerpt made by code (never quoted as rule text), stated first by the
+deterministic writer and checked by the output guard like any excerpt."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import duckdb
+
+from carenav_core.chat.events import Source
+from carenav_core.chat.evidence import numbers_in
+from carenav_core.chat.plan import QuestionPlan
+from carenav_core.errors import NotBuiltError
+from carenav_core.pfs.indicators import IndicatorMeaning, indicator_values, load_indicators
+from carenav_core.pfs.rows import ValuationRow
+
+log = logging.getLogger(__name__)
+INDICATOR_KIND = "payment policy indicator"
+@dataclass(frozen=True, kw_only=True)
+class IndicatorFact:
+    """One indicator of one code's row: its value, meaning and the rule's citation."""
+    code: str                # "27447", or "71046-26"
+    cy: int
+    row_label: str           # the valuation row's label, "[PFS CY2026 RVU26C]"
+    meaning: IndicatorMeaning
+
+    @property
+    def label(self) -> str:
+        return f"[{self.row_label.strip('[]')} · {self.code} {self.meaning.label.lower()}]"
+
+    def sentence(self) -> str:
+        """'In the CY2026 RVU file, 27447's bilateral surgery indicator is 1: the 150% ... (Medicare Claims
+        Processing Manual ch.12 §40.7) [PFS CY2026 RVU26C · 27447 bilateral surgery].'"""
+        meaning = self.meaning.meaning.rstrip(".")
+        meaning = meaning[:1].lower() + meaning[1:] if meaning[:2] != meaning[:2].upper() else meaning
+        return (f"In the CY{self.cy} RVU file, {self.code}'s {self.meaning.label.lower()} indicator is "
+                f"{self.meaning.value or 'blank'}: {meaning} ({self.meaning.citation}) {self.label}.")
+
+    def numbers(self) -> frozenset:
+        """Every number the sentence states (the value, the rule's percentages and section): its label is checked
+        like a valuation row's (chat/evidence.py)."""
+        return numbers_in(self.sentence().replace(self.label, ""))
+
+    def words(self) -> str:
+        return self.sentence()
+
+    def source(self) -> Source:
+        return Source(label=self.label, title=f"CMS RVU file CY{self.cy}: {self.meaning.label} indicator",
+                      kind=INDICATOR_KIND, published="", text=self.sentence(), url=self.meaning.href,
+                      codes=(self.code.split("-")[0],))
+
+
+def indicator_facts(fee_db: duckdb.DuckDBPyConnection | None, rows: tuple[ValuationRow, ...],
+                    plan: QuestionPlan) -> tuple[IndicatorFact, ...]:
+    """The asked indicators of each asked code's newest final national row (of the asked modifier if any);
+    () when none is asked, or the database has no indicator table (said in the log; the rows still answer)."""
+    if not plan.indicators or fee_db is None:
+        return ()
+    newest: dict[tuple[str, str], ValuationRow] = {}
+    for row in rows:
+        if row.in_focus and not row.proposed and not row.locality and (not plan.modifier or row.mod == plan.modifier):
+            key = (row.hcpcs, row.mod)
+            if key not in newest or row.cy > newest[key].cy:
+                newest[key] = row
+    if not newest:
+        return ()
+    try:
+        values = indicator_values(fee_db, [(r.cy, r.hcpcs, r.mod) for r in newest.values()])
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no policy indicators for the answer: %s", exc)
+        return ()
+    book = load_indicators()
+    facts = []
+    for row in newest.values():
+        found = values.get((row.cy, row.hcpcs, row.mod))
+        if found is None:
+            continue
+        code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+        facts += [IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=book.explain(key, found.get(key)))
+                  for key in plan.indicators if key in book.indicators]
+    return tuple(facts)
