@@ -50,8 +50,13 @@ _MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:incre
                               r"drop|jump|declin|chang)\w*", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
                          r"explain what|describe)\b", re.IGNORECASE)
-_HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|RVUs?|relative value|crosswalk\w*|work RVU|"
-                         r"practice expense|how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
+_HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|relative value|crosswalk\w*|"
+                         r"how (?:did|does|do) CMS (?:value|price|set|determine))\b", re.IGNORECASE)
+# An RVU named in the question asks how it was set only with a how or why ("How was the work RVU for 99439 set?");
+# "What is the facility PE RVU of 99491 in 2025?" asks for the number.
+_RVU_NAMED = re.compile(r"\b(?:RVUs?|work RVU|practice expense|PE inputs?)\b", re.IGNORECASE)
+_HOW_OR_WHY = re.compile(r"\b(?:how(?! many| much)|why|basis|deriv\w*|arriv\w*|determin\w*|calculat\w*|based on|"
+                         r"methodolog\w*|inputs?)\b", re.IGNORECASE)
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
                      r"fees|price|priced|cost(?![\s-]shar)|allowed|worth)\b", re.IGNORECASE)
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
@@ -314,11 +319,13 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     # (a family's members are alternatives and add-ons, never billed all at once)
     if _TOTAL.search(text) and codes > 1 and written:
         found.append(Intent.TOTAL)
-    if _HOW_VALUED.search(text):
+    if _HOW_VALUED.search(text) or (_RVU_NAMED.search(text) and _HOW_OR_WHY.search(text) and
+                                    not (_TREND.search(text) or since is not None)):
         found.append(Intent.HOW_VALUED)
     # "Is 99439 an add-on code?", "What is the global period for 27447?": the row answers it
     if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
-            ((asked_parts(text) or asked_indicators(text)) and not _QUALIFIED.search(text)) or \
+            ((asked_parts(text) or asked_indicators(text) or _RVU_NAMED.search(text)) and
+             not _QUALIFIED.search(text)) or \
             (not found and not _POLICY_ASK.search(text) and not _topical(text)):
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes

@@ -211,3 +211,17 @@ def test_a_model_sentence_with_another_indicator_value_or_share_is_withheld(back
     assert check_sentence(fact.sentence(), evidence) == ()
     wrong = fact.sentence().replace("16%", "25%")
     assert wrong != fact.sentence() and check_sentence(wrong, evidence)
+
+
+@pytest.mark.parametrize("question, how_valued", [
+    ("What is the facility practice expense RVU for 99491 in 2025?", False),   # asks for the number
+    ("How many RVUs is 99213 in 2026?", False),
+    ("What was the work RVU for 99487 in 2020?", False),
+    ("How was the work RVU for 99439 set?", True),                            # asks how it was set
+    ("Why is the G0556 work RVU 0.25?", True),
+    ("How were the practice expense inputs of APCM level 2 (G0557) set?", True),
+    ("How did CMS value G0557?", True),
+])
+def test_an_rvu_named_asks_how_it_was_valued_only_with_a_how_or_why(question, how_valued):
+    intents = plan(question).intents
+    assert (Intent.HOW_VALUED in intents) is how_valued and intents != (Intent.POLICY,)
