@@ -59,15 +59,25 @@ def _unit(figure: Figure) -> str:
     return "$" if figure.dollars else "RVUs"
 
 
-def _trend_chart(rows: list[ValuationRow]) -> None:
-    """National payment per year of the asked codes (final rows), one line per code and setting."""
-    points = [{"CY": str(r.cy), "series": f"{r.hcpcs} {setting}", "payment": float(amount)}
+# What the trend chart draws for the measure a question asks about (QuestionPlan.measure): (series, row field) pairs
+# and the axis title.
+_CHARTED = {"payment": ((("non-facility", "payment_nonfac"), ("facility", "payment_fac")), "Payment ($)"),
+            "work_rvu": ((("work RVU", "work_rvu"),), "Work RVU"),
+            "pe_rvu": ((("non-facility PE", "pe_nonfac_rvu"), ("facility PE", "pe_fac_rvu")), "PE RVU"),
+            "mp_rvu": ((("malpractice", "mp_rvu"),), "Malpractice RVU"),
+            "total_rvu": ((("non-facility total", "total_nonfac"), ("facility total", "total_fac")), "Total RVUs")}
+
+
+def _trend_chart(rows: list[ValuationRow], measure: str = "payment") -> None:
+    """The asked measure per year of the asked codes (final national rows), one line per code and setting: the
+    national payment, or the RVU the question names ("What is the MP RVU of 99214 in 2022 and 2026?")."""
+    series, axis = _CHARTED.get(measure, _CHARTED["payment"])
+    points = [{"CY": str(r.cy), "series": " ".join(filter(None, (r.hcpcs, r.locality, name))), "value": float(amount)}
               for r in rows if not (r.proposed or r.mod)
-              for setting, amount in (("non-facility", r.payment_nonfac), ("facility", r.payment_fac))
-              if amount is not None]
-    if points:
-        frame = pd.DataFrame(points).pivot(index="CY", columns="series", values="payment")
-        st.line_chart(frame, x_label="Calendar year", y_label="Payment ($)", height=280)
+              for name, field in series for amount in (getattr(r, field),) if amount is not None]
+    if points:       # one value per year and series (two places asked: a line each)
+        frame = pd.DataFrame(points).pivot_table(index="CY", columns="series", values="value", aggfunc="first")
+        st.line_chart(frame, x_label="Calendar year", y_label=axis, height=280)
 
 
 def render_valuation(event: ValuationEvent, key: str) -> None:
@@ -85,7 +95,7 @@ def render_valuation(event: ValuationEvent, key: str) -> None:
         st.dataframe(valuation_frame(focus), column_config=column_config(st), hide_index=True, width="stretch",
                      key=f"focus-{key}")
     if event.plan is not None and Intent.TREND in event.plan.intents and len({r.cy for r in focus}) > 1:
-        _trend_chart(focus)
+        _trend_chart(focus, event.plan.measure)
     _figures_table(event, key)
     if others:
         with st.expander(f"Family members and other years ({len(others)} rows)"):
