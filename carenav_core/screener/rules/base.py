@@ -127,9 +127,11 @@ def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float =
     if upper is not None and upper <= limit.amount:
         return verdict(True, f"{said}: the whole range is at or below the limit", limit)
     if limit.at_least:          # the figure in force is not seen and may be higher: only a pass is settled
+        missing = f"{limit.label}: the figure in force from {limit.effective:%B %-d, %Y} is not on file (it is at least " \
+                  f"{limit.shown()})"
         return Verdict(status=Status.UNKNOWN, reason=f"{said}: the figure in force from {limit.effective:%B %-d, %Y} "
                        "is not on file, and it is not lower than this one", thresholds=(limit,),
-                       needs=(f"the {limit.label} in force from {limit.effective:%B %-d, %Y}",))
+                       needs=(f"the current figure from the agency ({missing})",), figure_missing=missing)
     if lower > limit.amount:
         return verdict(False, f"{said}: the whole range is above the limit", limit)
     return Verdict(status=Status.UNKNOWN, reason=f"{said}: the range includes amounts on both sides of the limit",
