@@ -37,7 +37,8 @@ NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
-NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})   # excerpts made by code, never quoted as rule text
+# excerpts made by code, never quoted as rule text
+NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
@@ -174,11 +175,19 @@ def _comparison(figure: Figure) -> str:
             f"{figure.label}.")
 
 
+def _payment_words(figure: Figure) -> str:
+    """'national non-facility payment', 'WA 02 Seattle (GPCI-adjusted) facility payment', or the RVU measured."""
+    if not figure.money:
+        return figure.setting
+    return f"{figure.place} (GPCI-adjusted) {figure.setting} payment" if figure.place else \
+        f"national {figure.setting} payment"
+
+
 def _change(figure: Figure) -> str:
     years = re.findall(r"CY(\d{4})", figure.label)
     span = f"from CY{years[0]} to CY{years[-1]}" if len(years) >= 2 else ""
     stage = " (proposed)" if "NPRM" in figure.label else ""
-    what = f"national {figure.setting} payment" if figure.money else figure.setting
+    what = _payment_words(figure)
     return (f"{figure.codes[0]}'s {what} went {span}{stage} from {_amount(figure, figure.inputs[0])} "
             f"to {_amount(figure, figure.inputs[1])}, a change of {_signed(figure, figure.value, figure.percent)} "
             f"{figure.label}.")
@@ -197,7 +206,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
 def _unchanged(figure: Figure, steady: bool) -> str:
     """A span that ends where it began: unchanged in every year, or back after changes in between."""
     years = re.findall(r"CY(\d{4})", figure.label)
-    what = f"national {figure.setting} payment" if figure.money else figure.setting
+    what = _payment_words(figure)
     amount = _amount(figure, figure.inputs[0])
     if steady:
         return (f"{figure.codes[0]}'s {what} did not change from CY{years[0]} to CY{years[-1]}: it is {amount} in "
@@ -210,18 +219,18 @@ def figure_sentences(figures: Sequence[Figure]) -> list[str]:
     """One sentence per computed figure; of a trend's changes only the whole span (the first → last
     change of each code and setting; year-by-year steps are in the figures table). A span whose every
     year-to-year step is zero says the value did not change ("Has the work RVU of 99487 ever changed?")."""
-    spans: dict[tuple[str, str], Figure] = {}
-    steady: dict[tuple[str, str], bool] = {}
+    spans: dict[tuple[str, str, str], Figure] = {}
+    steady: dict[tuple[str, str, str], bool] = {}
     for figure in figures:
         if figure.kind is FigureKind.CHANGE:
-            key = (figure.codes[0], figure.setting)
+            key = (figure.codes[0], figure.setting, figure.place)
             if key not in spans:                       # compute_figures lists the whole span first
                 spans[key] = figure
             if "NPRM" not in figure.label:              # a proposed step is not a change of the final values
                 steady[key] = steady.get(key, True) and figure.value == 0
     said = []
     for f in figures:
-        key = (f.codes[0], f.setting) if f.kind is FigureKind.CHANGE else None
+        key = (f.codes[0], f.setting, f.place) if f.kind is FigureKind.CHANGE else None
         if f.kind is FigureKind.DRIVER:
             continue
         if key is None:

@@ -30,6 +30,18 @@ def decimal_of(text: str) -> Decimal | None:
         return None
 
 
+_DOLLARS = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d+)?)")
+
+
+def dollars_in(text: str) -> frozenset[Decimal]:
+    """The amounts `text` writes as dollars ("$32.3465", "$ 1,200"): only these may be stated as dollars from it.
+
+    >>> sorted(dollars_in("a CF of $32.3465; 150 percent; $1,200"))
+    [Decimal('32.3465'), Decimal('1200')]
+    """
+    return frozenset(d for d in (decimal_of(m.group(1)) for m in _DOLLARS.finditer(text)) if d is not None)
+
+
 def numbers_in(text: str) -> frozenset[Decimal]:
     """Every number written in `text` (how excerpts are read).
 
@@ -49,6 +61,7 @@ class Evidence:
     texts: dict[str, str]                            # label_key -> words the cited item says (support test)
     unpriced: frozenset[str] = frozenset()           # codes no loaded release prices (may be named uncited)
     speaking: dict[str, Source] = field(default_factory=dict)   # label_key -> rule text whose speakers are known
+    source_money: dict[str, frozenset[Decimal]] = field(default_factory=dict)   # label_key -> amounts it writes with "$"
 
 
 def row_words(row: ValuationRow) -> str:
@@ -79,9 +92,10 @@ def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figu
         row_numbers.setdefault(label_key(figure.label), set()).update(figure.numbers())
         labels.setdefault(label_key(figure.label), figure.label)
         texts.setdefault(label_key(figure.label), []).append(figure.words())
-    source_numbers, speaking = {}, {}
+    source_numbers, speaking, source_money = {}, {}, {}
     for source in sources:
         source_numbers[label_key(source.label)] = numbers_in(source.text)
+        source_money[label_key(source.label)] = dollars_in(source.text)
         if source.role:                                 # rule text: who says what (chat/speakers.py)
             speaking[label_key(source.label)] = source
         labels.setdefault(label_key(source.label), source.label)
@@ -89,7 +103,7 @@ def build_evidence(rows: Iterable[ValuationRow], sources: Iterable[Source], figu
     return Evidence(row_numbers={k: frozenset(v) for k, v in row_numbers.items()}, source_numbers=source_numbers,
                     descriptors=tuple(sorted(descriptors, key=len, reverse=True)), labels=labels,
                     texts={k: " ".join(v) for k, v in texts.items()}, unpriced=frozenset(unpriced),
-                    speaking=speaking)
+                    speaking=speaking, source_money=source_money)
 
 
 def cited_and_also_retrieved(sources: Iterable[Source], cited_labels: Iterable[str]

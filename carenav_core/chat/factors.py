@@ -45,6 +45,19 @@ def asks_conversion_factor(text: str, codes: bool = False) -> bool:
     return bool(_CF.search(text) and not _NOT_CF.search(text) and (codes or _PFS_WORDS.search(text)))
 
 
+# Payers and payment systems whose amount for a code is not the Physician Fee Schedule's ("the OPPS payment for
+# 99213", "what Medicare Advantage plans pay for 99490"); shared-savings programs pay no amount per code.
+OTHER_PAYERS = re.compile(OTHER_SYSTEMS.pattern.replace(r"ACOs?|Shared Savings|", "") +
+                          r"|\bMedicare Advantage\b|\bMA plans?\b|\bPart [CD]\b|\bDRGs?\b|\bMS-DRG\b",
+                          re.IGNORECASE)
+
+
+def other_payer(text: str) -> str:
+    """The other payer or payment system a payment question names ("OPPS", "Medicare Advantage"), else ''."""
+    found = OTHER_PAYERS.search(text)
+    return found.group(0) if found else ""
+
+
 def other_system(text: str) -> str:
     """The other payment system a conversion-factor question names ("OPPS", "home health"), else ''."""
     found = OTHER_SYSTEMS.search(text)
@@ -323,6 +336,13 @@ def asked_places(rows: tuple[LocalityFact, ...], keys: set[str]) -> tuple[Locali
 def missing_years_note(rows: tuple[FactorRow, ...], plan: QuestionPlan) -> str:
     """A year asked that has no conversion factor on file, said with the years that have one ('' when none)."""
     on_file = {r.cy for r in rows}
+    if plan.years and rows and not any(r.in_focus for r in rows) and not set(plan.years) - on_file:
+        # "What was the proposed 2025 conversion factor?": the year has a final CF, not the stage asked
+        stage = "proposed-rule" if plan.proposed else "final-rule"
+        held = sorted({r.cy for r in rows if r.proposed == plan.proposed})
+        return (f"No {stage} conversion factor on file for CY {', CY '.join(map(str, plan.years))}: "
+                + (f"{stage.replace('-rule', ' rules')} hold CY {held[0]} to CY {held[-1]} (data/pfs_rules.toml)." if held else
+                   "none is loaded (data/pfs_rules.toml)."))
     missing = [y for y in plan.years if y not in on_file]
     if plan.since is not None and plan.since < min(on_file, default=plan.since):
         missing.append(plan.since)

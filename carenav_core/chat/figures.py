@@ -37,6 +37,7 @@ class Figure:
     inputs: tuple[Decimal, ...]    # the payments used, in the order of `codes` / `rows`
     value: Decimal                 # dollars: difference, change or total
     percent: Decimal | None        # percent difference / change (None for totals or a zero base)
+    place: str = ""                # the payment locality of the rows ("" national)
 
     @property
     def money(self) -> bool:
@@ -62,7 +63,8 @@ class Figure:
                 FigureKind.TOTAL: "total together combined billed with plus pays",
                 FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
                                    "value units conversion factor payment times"}[self.kind]
-        return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}"
+        place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
+        return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
     def describe(self) -> str:
         """'99490 − 99439' / '99490 CY2023 → CY2026' / 'G2211 + 99213', for tables."""
@@ -115,8 +117,10 @@ def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[Valu
         else:                                    # rows: (code A, code B); A − B relative to B
             value = _cents(amounts[0] - amounts[1])
             percent = _percent(value, amounts[1])
+        places = {r.locality for r in rows}
         figures.append(Figure(kind=kind, label=label, codes=codes, rows=tuple(r.label for r in rows),
-                              setting=setting, inputs=amounts, value=value, percent=percent))
+                              setting=setting, inputs=amounts, value=value, percent=percent,
+                              place=places.pop() if len(places) == 1 else ""))
     return figures
 
 
@@ -150,12 +154,18 @@ def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     figures = []
     priced = modifier_rows(rows, plan.modifier)      # "71046-26": that modifier's rows, else the whole code's
     for code in plan.focus_codes:
-        finals = sorted((r for r in priced if r.hcpcs == code and r.in_focus and not r.proposed), key=lambda r: r.cy)
-        steps = list(pairwise(finals))
-        if len(finals) > 2:
-            steps.insert(0, (finals[0], finals[-1]))
-        proposed = [r for r in priced if r.hcpcs == code and r.proposed and r.in_focus]
-        newest = [r for r in priced if r.hcpcs == code and not r.proposed]
+        by_place: dict[str, list[ValuationRow]] = {}        # a place asked: each locality's own years, never mixed
+        for r in priced:
+            if r.hcpcs == code and r.in_focus and not r.proposed:
+                by_place.setdefault(r.locality, []).append(r)
+        steps = []
+        for finals in by_place.values():
+            finals.sort(key=lambda r: r.cy)
+            if len(finals) > 2:
+                steps.append((finals[0], finals[-1]))
+            steps += pairwise(finals)
+        proposed = [r for r in priced if r.hcpcs == code and r.proposed and r.in_focus and not r.locality]
+        newest = [r for r in priced if r.hcpcs == code and not r.proposed and not r.locality]
         if proposed and newest:
             steps.append((max(newest, key=lambda r: r.cy), proposed[0]))
         for before, after in steps:
@@ -211,12 +221,39 @@ def _code_by_code(plan: QuestionPlan) -> bool:
     return not families_compared(plan) and len(plan.focus_codes) <= MAX_FAMILY_DIFFERENCES
 
 
+MAX_PLACES_COMPARED = 3     # "Miami compared to Seattle": two or three places; a state's every locality is a table
+
+
+def _place_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """Two or three places asked ("What does 99214 pay in Miami compared to Seattle?"): per code, in the newest final
+    year priced in every place, the first place's payment minus each other place's."""
+    figures = []
+    local = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and r.locality and not r.proposed]
+    for code in plan.focus_codes:
+        mine = [r for r in local if r.hcpcs == code]
+        places = list(dict.fromkeys(r.locality for r in mine))
+        common = set.intersection(*({r.cy for r in mine if r.locality == p} for p in places)) if places else set()
+        if not 2 <= len(places) <= MAX_PLACES_COMPARED or not common:
+            continue
+        year = max(common)
+        by_place = {r.locality: r for r in mine if r.cy == year}
+        first = by_place[places[0]]
+        for other in places[1:]:
+            pair = (first, by_place[other])
+            names = tuple(f"{_name(r)} in {r.locality}" for r in pair)
+            text = f"[computed: {_name(first)}, {_short(first.label)} − {_short(by_place[other].label)}]"
+            figures += _pair(FigureKind.DIFFERENCE, text, names, pair, plan)
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
     if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
         figures += _differences(rows, plan)
+    if len(plan.places) > 1 and not plan.ambiguous_place:
+        figures += _place_differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)
     if Intent.TOTAL in plan.intents and len(plan.focus_codes) > 1:

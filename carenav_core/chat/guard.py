@@ -57,10 +57,13 @@ def check_sentence(sentence: str, evidence: Evidence) -> tuple[str, ...]:
     """Why `sentence` must be withheld (empty tuple: it may be released)."""
     reasons, cited = _citation_reasons(sentence, evidence)
     allowed: set[Decimal] = set()
+    dollars: set[Decimal] = set()        # a dollar amount: a row's number, or one an excerpt itself writes in dollars
     for key in cited:
         allowed |= evidence.row_numbers.get(key, frozenset()) | evidence.source_numbers.get(key, frozenset())
+        dollars |= evidence.row_numbers.get(key, frozenset()) | evidence.source_money.get(key, frozenset())
     stated = quantities(sentence, evidence.descriptors)
-    reasons += [f"states {q.written}, which is not in the evidence it cites" for q in stated if q.value not in allowed]
+    reasons += [f"states {q.written}, which is not in the evidence it cites" for q in stated
+                if q.value not in (dollars if q.money else allowed)]
     claims_value = any(q.money for q in stated) or (
         any(not q.percent for q in stated) and VALUE_WORDS.search(masked(sentence, evidence.descriptors)) is not None)
     if claims_value and not cited & evidence.row_numbers.keys() and not quotes_verbatim(sentence, cited, evidence):

@@ -1,7 +1,8 @@
 """Payment policy indicators a question asks about ("What is the bilateral surgery indicator for 27447?", "the PC/TC
 indicator of 71046"): the RVU file's value in each asked code's newest final row, what it means and where the rule
 is written (data/indicators.toml). Each is an excerpt made by code (never quoted as rule text), stated first by the
-deterministic writer and checked by the output guard like any excerpt."""
+deterministic writer and checked by the output guard like any excerpt (never as a row: its label does not let a
+sentence state an amount)."""
 from __future__ import annotations
 
 import logging
@@ -10,7 +11,6 @@ from dataclasses import dataclass
 import duckdb
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.evidence import numbers_in
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.indicators import IndicatorMeaning, indicator_values, load_indicators
@@ -32,19 +32,13 @@ class IndicatorFact:
 
     def sentence(self) -> str:
         """'In the CY2026 RVU file, 27447's bilateral surgery indicator is 1: the 150% ... (Medicare Claims
-        Processing Manual ch.12 §40.7) [PFS CY2026 RVU26C · 27447 bilateral surgery].'"""
+        Processing Manual ch.12 §40.7) [PFS CY2026 RVU26C · 27447 bilateral surgery] [PFS CY2026 RVU26C].' It is an
+        excerpt (its numbers are the excerpt's, as any rule text's), and cites the row it was read from, as a
+        sentence stating a value must."""
         meaning = self.meaning.meaning.rstrip(".")
         meaning = meaning[:1].lower() + meaning[1:] if meaning[:2] != meaning[:2].upper() else meaning
         return (f"In the CY{self.cy} RVU file, {self.code}'s {self.meaning.label.lower()} indicator is "
-                f"{self.meaning.value or 'blank'}: {meaning} ({self.meaning.citation}) {self.label}.")
-
-    def numbers(self) -> frozenset:
-        """Every number the sentence states (the value, the rule's percentages and section): its label is checked
-        like a valuation row's (chat/evidence.py)."""
-        return numbers_in(self.sentence().replace(self.label, ""))
-
-    def words(self) -> str:
-        return self.sentence()
+                f"{self.meaning.value or 'blank'}: {meaning} ({self.meaning.citation}) {self.label} {self.row_label}.")
 
     def source(self) -> Source:
         return Source(label=self.label, title=f"CMS RVU file CY{self.cy}: {self.meaning.label} indicator",

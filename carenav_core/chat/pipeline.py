@@ -25,13 +25,13 @@ from carenav_core.backends import Backends, data_version
 from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, ProgressEvent, Source, SourcesEvent,
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
-from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places,
+from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places, other_payer,
                                        asks_anesthesia, asks_conversion_factor, asks_gpci, factor_sources,
                                        gpci_summary, in_focus, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.indicators import indicator_facts
-from carenav_core.chat.plan import ASKS_RULE, Intent, QuestionPlan, listed, plan_question
+from carenav_core.chat.plan import ASKS_RULE, PAY_WORDS, Intent, QuestionPlan, listed, plan_question
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -204,6 +204,17 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
     return factors, anesthesia, gpci, notes
 
 
+def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
+    """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
+    Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
+    payer = other_payer(text)
+    if not payer or not rows or factors or not PAY_WORDS.search(text):
+        return ()
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Medicare Physician "
+                         f"Fee Schedule's amounts (what Medicare pays the practitioner); no {payer} payment is loaded, "
+                         "and the fee schedule amounts shown are not it."),)
+
+
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
                 ) -> tuple[QuestionPlan, tuple[ValuationRow, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
@@ -223,7 +234,9 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         return plan, rows
     local = tuple(as_valuation_row(r) for r in found)
     places = tuple(dict.fromkeys(r.locality for r in local))
-    return (dataclasses.replace(plan, places=places, ambiguous_place=match.ambiguous),
+    # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
+    ambiguous = match.ambiguous and len(match.matched) < len(places)
+    return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows))
 
 
@@ -291,7 +304,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     figures = compute_figures(rows, plan)
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())
-    warnings += noted
+    warnings += noted + _other_payer_note(text, rows, factors)
     indicators = indicator_facts(backends.fee_db, rows, plan) if rows else ()
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)

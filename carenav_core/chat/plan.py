@@ -21,14 +21,15 @@ YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)"
 RANGE = re.compile(r"\b(?:from|between)\s+(?:CY\s?)?(20[1-3]\d)\s+(?:to|and|through|until)\s+(?:CY\s?)?(20[1-3]\d)\b"
                    r"|(?<![\w-])(?:CY\s?)?(20[1-3]\d)\s*(?:-|–|to|through)\s*(?:CY\s?)?(20[1-3]\d)(?![\w-])",
                    re.IGNORECASE)
-SINCE = re.compile(r"\b(?:since|after|starting(?:\s+in)?|from)\s+(?:CY\s?)?(20[1-3]\d)\b(?!\s*(?:to|and|through|-|–))",
+SINCE = re.compile(r"\b(?:since|after|starting(?:\s+in)?|from)\s+(?:the\s+)?(?:CY\s?)?(20[1-3]\d)\b"
+                   r"(?!\s*(?:to|and|through|-|–))",
                    re.IGNORECASE)
 RELATIVE = {"last year": -1, "previous year": -1, "prior year": -1, "this year": 0, "current year": 0,
             "next year": 1, "coming year": 1}
 _RELATIVE = re.compile(r"\b(" + "|".join(RELATIVE) + r")\b", re.IGNORECASE)
 _PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
 _NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnonfac\w*|\boffice\b|\bphysician'?s? office\b", re.IGNORECASE)
-_FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\bfacility\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
+_FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\b(?:facility|fac)\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
 
 _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|difference|differ|differs|"
                       r"more than|less than|higher|lower|relative to|how much (?:more|less)|"
@@ -58,7 +59,8 @@ _RVU_NAMED = re.compile(r"\b(?:RVUs?|work RVU|practice expense|PE inputs?)\b", r
 _HOW_OR_WHY = re.compile(r"\b(?:how(?! many| much)|why|basis|deriv\w*|arriv\w*|determin\w*|calculat\w*|based on|"
                          r"methodolog\w*|inputs?)\b", re.IGNORECASE)
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
-                     r"fees|price|priced|cost(?![\s-]shar)|allowed|worth)\b", re.IGNORECASE)
+                     r"fees|price|priced|cost(?![\s-]shar)|allowed|worth)\b"
+                     r"(?!\s+(?:rules?|polic(?:y|ies)|requirements?|integrity))", re.IGNORECASE)   # not "payment rules"
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
 # is billed the same month?" is a rule question.
 _PAYABLE = re.compile(r"\bpayable\b", re.IGNORECASE)
@@ -74,6 +76,11 @@ _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|
 COMMENTS = re.compile(r"\b(?:comments?|commenters?|commented|commenting|stakeholders?|interested parties|"
                        r"public input|(?:public|stakeholder)\s+feedback|object(?:ed|ions?)|push(?:ed)?[\s-]?back|"
                        r"(?<!\bas )opposed?|opposition)\b", re.IGNORECASE)
+PAY_WORDS = re.compile(r"\b(?:pay|pays|paid|paying|payments?|reimburse\w*|price[sd]?|fees?|dollars?)\b|\$",
+                        re.IGNORECASE)
+# A question about rules, not values ("Did CMS change the payment rules for G0556?")
+_RULE_TOPIC = re.compile(r"\b(?:rules?|polic(?:y|ies)|requirements?|supervision|consent|billing|documentation)\b",
+                         re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
 _VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth)", re.IGNORECASE)
@@ -239,7 +246,7 @@ _INDICATORS = (("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(
                                   re.IGNORECASE)),
          ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
          ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
-         ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase (?:endoscopy|code)\b", re.IGNORECASE)),
+         ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase endoscop\w*", re.IGNORECASE)),
          ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic",
                                   re.IGNORECASE)),
          ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)))
@@ -276,7 +283,9 @@ def _asks_definition(text: str) -> bool:
 
 # Words that ask nothing by themselves: "What about 99490?", "Tell me about APCM codes" are lookups.
 _FILLER = frozenset("what whats which who tell about show give info information details detail please code codes "
-                    "hcpcs cpt medicare cms the and for with under there any this that its year years".split())
+                    "hcpcs cpt medicare cms the and for with under there any this that its year years "
+                    # a setting named in shorthand ("99214 fac vs nonfac 2026") asks for the row
+                    "fac nonfac facility non-facility nonfacility setting settings both national".split())
 
 
 @lru_cache(maxsize=1)
@@ -295,7 +304,8 @@ def _topical(text: str) -> bool:
 
 
 # Words of a change question that name no topic ("How has 99490 changed over time?")
-_CHANGE_WORDS = re.compile(_TREND.pattern + r"|\b(?:how|has|have|had|did|does|do|been|ever|at all|it|its|much|"
+_CHANGE_WORDS = re.compile(_TREND.pattern + "|" + _MOVED_OVER_TIME.pattern +
+                           r"|\b(?:how|has|have|had|did|does|do|been|ever|at all|it|its|much|"
                            r"anything|something)\b", re.IGNORECASE)
 
 
@@ -313,7 +323,8 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     # a rule (a topic beyond the codes and no value word)
     if reasons or since is not None or len(years) > 1 or \
             (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1) and
-             (_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text)))):
+             (_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and
+             not _RULE_TOPIC.search(text)):
         found.append(Intent.TREND)
     # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing
     # (a family's members are alternatives and add-ons, never billed all at once)
@@ -336,8 +347,8 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
 def _measure(text: str) -> str:
     """What figures compare: 'payment', or the RVU the question names ('work_rvu', 'pe_rvu', 'mp_rvu' (one
     component asked alone), 'total_rvu')."""
-    if _LOOKUP.search(text):
-        return "payment"
+    if PAY_WORDS.search(text) or (_LOOKUP.search(text) and not _RVU_NAMED.search(text)):
+        return "payment"          # "How much did the PE RVU of 99213 drop?" asks about the RVU, not the payment
     if _MEASURE_WORK.search(text):
         return "work_rvu"
     component = [part for part in asked_parts(text) if part in ("pe", "mp")]
@@ -387,8 +398,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         not asked_modifier(text)
     # "Did the facility PE RVU of 99213 drop in 2026?", "Did 99490's payment change in 2025?": a change of a value in
     # one year is a change from the year before
-    changed_in = bool(_DID.search(text) and _MOVED_OVER_TIME.search(text) and _VALUE_WORDS.search(text)) and \
-        bool(detection.codes) and not (_COMPARE.search(text) and focus > 1)
+    changed_in = bool(_DID.search(text) and _MOVED_OVER_TIME.search(text)) and bool(detection.codes) and \
+        bool(_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and \
+        not _RULE_TOPIC.search(text) and not (_COMPARE.search(text) and focus > 1)
     if (reasons or changed_in) and since is None and len(years) == 1:
         years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)

@@ -34,6 +34,6 @@ class Prepared:
 
     @property
     def checked(self) -> tuple:
-        """Everything computed that the output guard treats like a valuation row: the figures, the asked
-        conversion factors with the change across them, and the asked payment policy indicators."""
-        return self.figures + checked_facts(self.factors, self.anesthesia, self.gpci) + self.indicators
+        """Everything computed that the output guard treats like a valuation row: the figures, and the asked
+        conversion factors with the change across them (payment policy indicators are excerpts, not rows)."""
+        return self.figures + checked_facts(self.factors, self.anesthesia, self.gpci)

@@ -111,12 +111,21 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
 
 
 # A HCPCS Level II code of the letters analysts write most (G, J, Q) written with a separator: "G-2211", "G 2211",
-# "J-9035" ("Part B 2024" and "Table B-2024" are no codes). Not after a word character, and not before one.
-_SPLIT_CODE = re.compile(r"(?<![\w.$,-])([GJQgjq])[- ](\d{4})(?![\w]|[.,]\d)")
-# A family name misspelt by a letter or two ("chronic care managment"): words of the question, as many as the
-# synonym has, at least this similar and this long (short synonyms such as "CCM" are too close to other words).
-SPELLING_SIMILARITY = 0.9
+# "J-9035" ("Part B 2024" and "Table B-2024" are no codes, nor "Appendix G-2024" or "Q 2026": four digits that read
+# as a year are left alone). Not after a word character, and not before one.
+_SPLIT_CODE = re.compile(r"(?<![\w.$,-])([GJQgjq])[- ](?!20[0-3]\d)(\d{4})(?![\w]|[.,]\d)")
+# A family name misspelt by a letter or two ("chronic care managment", "principle care management"): the question's
+# words, as many as the synonym has, each this similar to the synonym's word and with the same first letter
+# ("compare" is not "complex", "traditional" is not "transitional"); only synonyms this long (short ones such as "CCM"
+# are too close to other words), and never over words that already name a family.
+SPELLING_SIMILARITY = 0.88
 SPELLING_MIN_LENGTH = 12
+
+
+def _near(written: str, meant: str) -> bool:
+    words, target = written.lower().split(), meant.split()
+    return len(words) == len(target) and words != target and all(
+        w[0] == t[0] and SequenceMatcher(None, w, t).ratio() >= SPELLING_SIMILARITY for w, t in zip(words, target))
 
 
 def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
@@ -125,10 +134,10 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
 
     >>> spelled_out("What does G-2211 pay?")
     ('What does G2211 pay?', (('G-2211', 'G2211'),))
-    >>> spelled_out("What does chronic care managment pay?")[0]
-    'What does chronic care management pay?'
-    >>> spelled_out("What does Part B 2024 cover?")
-    ('What does Part B 2024 cover?', ())
+    >>> spelled_out("Compare chronic care managment and principle care management")[0]
+    'Compare chronic care management and principal care management'
+    >>> spelled_out("What does Part B 2024 cover? See Appendix G-2024.")
+    ('What does Part B 2024 cover? See Appendix G-2024.', ())
     """
     families = load_families() if families is None else families
     read: list[tuple[str, str]] = []
@@ -139,17 +148,20 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
         return code
     text = _SPLIT_CODE.sub(join, text)
     pattern, _, _ = _family_index(families)
-    if pattern.search(text):
-        return text, tuple(read)
-    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
+    named = [(m.start(), m.end()) for m in pattern.finditer(text)]
     synonyms = sorted({_normal(syn) for f in families for syn in f.synonyms if len(syn) >= SPELLING_MIN_LENGTH},
                       key=len, reverse=True)
+    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
+    fixes: list[tuple[int, int, str]] = []
     for synonym in synonyms:
         n = len(synonym.split())
         for i in range(len(words) - n + 1):
             start, end = words[i].start(), words[i + n - 1].end()
-            written = text[start:end]
-            if SequenceMatcher(None, _normal(written), synonym).ratio() >= SPELLING_SIMILARITY:
-                read.append((written, synonym))
-                return text[:start] + synonym + text[end:], tuple(read)
+            taken = named + [(a, b) for a, b, _ in fixes]
+            if any(start < b and a < end for a, b in taken) or not _near(text[start:end], synonym):
+                continue
+            fixes.append((start, end, synonym))
+    read += [(text[start:end], synonym) for start, end, synonym in sorted(fixes)]
+    for start, end, synonym in sorted(fixes, reverse=True):      # from the end: earlier offsets stay valid
+        text = text[:start] + synonym + text[end:]
     return text, tuple(read)

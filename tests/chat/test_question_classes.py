@@ -225,3 +225,59 @@ def test_a_model_sentence_with_another_indicator_value_or_share_is_withheld(back
 def test_an_rvu_named_asks_how_it_was_valued_only_with_a_how_or_why(question, how_valued):
     intents = plan(question).intents
     assert (Intent.HOW_VALUED in intents) is how_valued and intents != (Intent.POLICY,)
+
+
+def test_a_change_asked_in_a_place_is_each_localitys_own_and_says_where(backends):
+    prepared = prepare("How did 99213 payments in Texas change from 2024 to 2026?", backends, today=TODAY)
+    changes = [f for f in prepared.figures if f.kind is FigureKind.CHANGE]
+    assert len({f.place for f in changes}) > 1
+    for f in changes:                                   # both rows of a change are of one locality
+        before, after = (next(r for r in prepared.rows if r.label == label) for label in f.rows)
+        assert before.locality == after.locality == f.place
+    assert "national" not in said(prepared).split("CY2024 to CY2026")[0][-80:]
+
+
+def test_two_places_named_are_compared(backends):
+    prepared = prepare("What does 99214 pay in Miami compared to Seattle?", backends, today=TODAY)
+    differences = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE]
+    assert differences and all(len(set(f.codes)) == 2 and "MIAMI" in f.codes[0] for f in differences)
+    rows = {r.label: r for r in prepared.rows}
+    f = differences[0]
+    assert f.value == rows[f.rows[0]].payment_nonfac - rows[f.rows[1]].payment_nonfac and f.label in said(prepared)
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("What is the OPPS payment for 99213 in a hospital outpatient department?", WarningKind.NOT_IN_DATA),
+    ("How much do Medicare Advantage plans pay for 99490?", WarningKind.NOT_IN_DATA),
+    ("What was the proposed 2025 conversion factor?", WarningKind.YEAR_NOT_FOUND),
+])
+def test_what_the_data_do_not_hold_is_said(backends, question, kind):
+    assert any(w.kind is kind for w in prepare(question, backends, today=TODAY).warnings)
+
+
+def test_a_dollar_amount_needs_a_row_or_an_excerpt_that_writes_it_in_dollars(backends):
+    from carenav_core.chat.evidence import build_evidence
+    from carenav_core.chat.guard import check_sentence
+    prepared = prepare("What is the bilateral surgery indicator for 27447?", backends, today=TODAY)
+    fact = prepared.indicators[0]
+    evidence = build_evidence(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
+    assert check_sentence(fact.sentence(), evidence) == ()
+    for amount in ("$150", "$40.70", "$2,026"):           # numbers the indicator excerpt holds, never as dollars
+        assert check_sentence(f"With modifier 50, 27447 pays {amount} {fact.label} {fact.row_label}.", evidence)
+        assert check_sentence(f"With modifier 50, 27447 pays {amount} {fact.label}.", evidence)
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How much did the PE RVU of 99213 drop from 2025 to 2026?", ("pe_rvu", (2025, 2026), False)),
+    ("Did 99490 drop in 2026?", ("payment", (2025, 2026), False)),
+    ("Did CMS change the payment rules for G0556?", ("payment", (), True)),
+    ("How has 99215 changed since the 2021 E/M changes?", ("payment", (), False)),
+    ("99490 fac vs nonfac 2026", ("payment", (2026,), False)),
+])
+def test_more_readings(question, expected):
+    p = plan(question)
+    assert (p.measure, p.years, Intent.POLICY in p.intents) == expected
+    if "since" in question:
+        assert p.since == 2021
+    if "fac vs nonfac" in question:
+        assert Intent.LOOKUP in p.intents and p.setting.name == "BOTH"

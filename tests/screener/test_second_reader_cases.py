@@ -87,3 +87,14 @@ def test_a_decision_a_floor_cannot_settle_is_noticed_as_a_figure_not_on_file():
     va = {r.program.key: r for r in screen(person, on=date(2026, 12, 2))}["va_pension"]
     assert va.classification is P
     assert any("not on file" in m and "at least $163,699" in m for m in va.figures_missing)
+
+
+def test_apple_health_a_disabled_adult_over_the_magi_limit_meets_the_ssi_related_asset_test():
+    rich = {**WORKING_AGE, "age": 40, "disability": "yes", "monthly_income": "8000+", "assets": "250000+"}
+    assert result("apple_health", **rich) is X
+    assert result("apple_health", **{**rich, "assets": "0-2000"}) is P          # spend-down possible
+
+
+def test_property_tax_under_61_with_veteran_status_unanswered_is_open():
+    assert result("property_tax", age=55, disability="no", veteran_status="dont_know",
+                  monthly_income="2016-2199") is P

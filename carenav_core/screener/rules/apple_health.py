@@ -84,7 +84,10 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         return verdict(True, "already enrolled in categorically needy Apple Health")
     route = pathway(profile, context)
     if route == "magi":
-        return verdict(True, "MAGI adult coverage has no asset test")
+        income = income_within_cn_or_magi_limit.check(profile, context)
+        if income.status is Status.PASS or profile.disability is False:
+            return verdict(True, "MAGI adult coverage has no asset test")
+        # over (or maybe over) the MAGI limit a disabled adult is left with the SSI-related route and its asset test
     missing = unknown(profile, "assets", "married") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
     if missing:
         return missing

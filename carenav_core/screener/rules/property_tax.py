@@ -1,7 +1,7 @@
 """Senior citizen / disabled person property tax exemption (RCW 84.36.381; WAC 458-16A-130)."""
 from __future__ import annotations
 
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict)
@@ -27,6 +27,9 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     result = at_least(profile.age, minimum, "age")
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
+    if result.status is Status.FAIL and is_unknown(profile.veteran_status):
+        return unknown(profile, "veteran_status", reason=f"{result.reason}; a veteran with a VA service-connected "
+                       "rating of 80% or more, or total, qualifies at any age")
     if result.status is Status.FAIL and profile.veteran_status == "veteran":
         # A veteran with a VA service-connected rating of 80% or more, or a total disability rating, qualifies at
         # any age (RCW 84.36.381; programs.md section 11 row 1); the intake does not ask the rating.
