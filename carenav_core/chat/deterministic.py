@@ -90,7 +90,9 @@ def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     paid = [f"the {scope} {where} payment is {_money(amount)}" + (
                 " (the file marks its non-facility PE NA: rarely or never furnished outside a facility)"
                 if where == "non-facility" and row.nonfac_na == "NA" else
-                " (the file marks its facility PE NA: rarely or never furnished in a facility)"
+                (" (an incident-to code: the file marks its facility PE NA, and it is not payable to physicians in a "
+                 "facility setting)" if row.pctc == "5" else
+                 " (the file marks its facility PE NA: rarely or never furnished in a facility)")
                 if where == "facility" and row.fac_na == "NA" else "")
             for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
     # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is

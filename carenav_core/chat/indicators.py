@@ -18,6 +18,8 @@ from carenav_core.pfs.rows import ValuationRow
 
 log = logging.getLogger(__name__)
 INDICATOR_KIND = "payment policy indicator"
+
+
 @dataclass(frozen=True, kw_only=True)
 class IndicatorFact:
     """One indicator of one code's row: its value, meaning and the rule's citation."""
@@ -25,6 +27,7 @@ class IndicatorFact:
     cy: int
     row_label: str           # the valuation row's label, "[PFS CY2026 RVU26C]"
     meaning: IndicatorMeaning
+    recalled: bool = False   # the manual section is as recalled, not checked against a copy (data/indicators.toml)
 
     @property
     def label(self) -> str:
@@ -38,7 +41,8 @@ class IndicatorFact:
         meaning = self.meaning.meaning.rstrip(".")
         meaning = meaning[:1].lower() + meaning[1:] if meaning[:2] != meaning[:2].upper() else meaning
         return (f"In the CY{self.cy} RVU file, {self.code}'s {self.meaning.label.lower()} indicator is "
-                f"{self.meaning.value or 'blank'}: {meaning} ({self.meaning.citation}) {self.label} {self.row_label}.")
+                f"{self.meaning.value or 'blank'}: {meaning} ({self.meaning.citation}"
+                f"{', section not checked against the manual' if self.recalled else ''}) {self.label} {self.row_label}.")
 
     def source(self) -> Source:
         return Source(label=self.label, title=f"CMS RVU file CY{self.cy}: {self.meaning.label} indicator",
@@ -72,6 +76,7 @@ def indicator_facts(fee_db: duckdb.DuckDBPyConnection | None, rows: tuple[Valuat
         if found is None:
             continue
         code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
-        facts += [IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=book.explain(key, found.get(key)))
+        facts += [IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=book.explain(key, found.get(key)),
+                                recalled=book.indicators[key].confirmed == "recalled")
                   for key in plan.indicators if key in book.indicators]
     return tuple(facts)
