@@ -336,6 +336,41 @@ _SUPERLATIVE = re.compile(
 _WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECASE)
 
 
+# "What are the top 3 highest paid CCM codes?", "Rank the BHI codes by 2026 payment"
+_RANKING = re.compile(r"\btop\s+(?P<n>\d{1,2}|two|three|four|five)\b|\brank(?:ed|ing|s)?\b|\b(?:order|sort)(?:ed)? by\b",
+                      re.IGNORECASE)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
+    """For a question asking to rank the asked codes (or their top N), per setting asked: the codes' newest final rows
+    of one year, highest payment (or work RVU) first, each amount with its row's label."""
+    m = _RANKING.search(question)
+    focus = newest_rows([r for r in rows if r.in_focus and not r.proposed and not r.mod])
+    years = {r.cy for r in focus}
+    if not m or len({r.hcpcs for r in focus}) < 3 or len(years) != 1:
+        return []
+    count = m.group("n")
+    top = int(_NUMBER_WORDS.get(count.lower(), count)) if count else len(focus)
+    (year,) = years
+    fields = [("work RVU", "work_rvu", Setting.BOTH)] if plan.measure == "work_rvu" else \
+        [(where, field, kind) for where, field, kind in (("non-facility payment", "payment_nonfac", Setting.NON_FACILITY),
+                                                         ("facility payment", "payment_fac", Setting.FACILITY))
+         if plan.setting in (Setting.BOTH, kind)]
+    said = []
+    for what, field, _ in fields:
+        ordered = sorted((r for r in focus if getattr(r, field) is not None), key=lambda r: getattr(r, field),
+                         reverse=True)
+        ranked = ordered[:top]
+        if ranked:       # a tie at the cut keeps every code of that amount
+            ranked += [r for r in ordered[top:] if getattr(r, field) == getattr(ranked[-1], field)]
+        listed_ = ", ".join(f"{_code(r, False)} {_money(getattr(r, field)) if field != 'work_rvu' else getattr(r, field)} "
+                            f"{r.label}" for r in ranked)
+        if ranked:
+            said.append(f"Ranked by CY{year} {what}, highest first: {listed_}.")
+    return said
+
+
 def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
     """For a question asking which of several codes pays (or has) the most or least: per setting, the code
     with the highest (lowest) amount among the asked codes' newest final rows of one year, with that row's label."""
@@ -728,7 +763,8 @@ class DeterministicWriter:
 
     def _answer(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         plan, rows = prepared.plan, prepared.rows
-        yield from ("- " + s for s in extreme_sentences(rows, plan, prepared.question))
+        yield from ("- " + s for s in ranking_sentences(rows, plan, prepared.question) or
+                    extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))
         if Intent.TREND in plan.intents:

@@ -225,7 +225,9 @@ _PARTS = (("status", re.compile(r"\b(?:payable|covered|coverage|non-?covered|bun
                                 r"(?:paid|payable)|billable)\b", re.IGNORECASE)),
           ("pe", re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)),
           ("mp", re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)),
-          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\badd[- ]?on\b", re.IGNORECASE)))
+          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\badd[- ]?on\b|"
+                                r"\b(?:billable|billed|bill|reported|report) (?:alone|by itself|on its own)\b|"
+                                r"\bstand[- ]?alone\b", re.IGNORECASE)))
 _PART_NAMES = {"status": "PFS status", "pe": "PE RVUs", "mp": "malpractice RVU", "global": "global period"}
 
 

@@ -3,6 +3,7 @@ through the real pipeline (real DuckDB, real embedded PostgreSQL, the determinis
 rows the answer shows, never written here."""
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -281,3 +282,20 @@ def test_more_readings(question, expected):
         assert p.since == 2021
     if "fac vs nonfac" in question:
         assert Intent.LOOKUP in p.intents and p.setting.name == "BOTH"
+
+
+def test_a_ranking_lists_the_asked_codes_highest_first_with_ties_at_the_cut(backends):
+    prepared = prepare("What are the top 3 highest paid CCM codes in 2026?", backends, today=TODAY)
+    text = said(prepared)
+    line = next(l for l in text.splitlines() if l.startswith("- Ranked by CY2026 facility payment"))
+    rows = [r for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.mod and not r.locality]
+    amounts = sorted((r.payment_fac for r in rows), reverse=True)
+    listed = [a for a in amounts if a >= amounts[2]]                  # the top three and any tied with the third
+    assert line.count("[PFS CY2026") == len(listed)
+    assert [f"${a}" for a in listed] == re.findall(r"\$\d+\.\d\d", line)
+
+
+@pytest.mark.parametrize("question", ["Is 99439 billable alone without 99490?", "Can 99427 be billed on its own?",
+                                      "Is G2211 a standalone code?"])
+def test_whether_a_code_stands_alone_is_answered_with_its_global_period(question):
+    assert "global" in plan(question).parts
