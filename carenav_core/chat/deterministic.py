@@ -21,7 +21,7 @@ from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesi
 from carenav_core.chat.figures import Figure, FigureKind, families_compared
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
-from carenav_core.chat.plan import ASKS_RULE, COMMENTS, Intent, QuestionPlan, Setting, listed
+from carenav_core.chat.plan import ASKS_RULE, COMMENTS, MOST_CHANGE, Intent, QuestionPlan, Setting, listed
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
@@ -368,6 +368,33 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
                             f"{r.label}" for r in ranked)
         if ranked:
             said.append(f"Ranked by CY{year} {what}, highest first: {listed_}.")
+    return said
+
+
+_DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")
+
+
+def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+    """Of several codes' whole-span changes, per setting: the code whose change is the largest in percent (up, or
+    down when the question asks for a drop), citing that change's label; a tie names none."""
+    m = MOST_CHANGE.search(question)
+    if not m:
+        return []
+    down = (m.group("way") or m.group("verb") or "").lower() in _DOWN
+    spans: dict[tuple[str, str], Figure] = {}
+    for f in figures:           # compute_figures lists each code's whole span first
+        if f.kind is FigureKind.CHANGE and f.percent is not None and "NPRM" not in f.label:
+            spans.setdefault((f.codes[0], f.setting, f.place), f)
+    said = []
+    for setting in dict.fromkeys(key[1] for key in spans):
+        mine = [f for key, f in spans.items() if key[1] == setting]
+        if len({f.codes[0] for f in mine}) < 2:
+            continue
+        best = (min if down else max)(mine, key=lambda f: f.percent)
+        if sum(f.percent == best.percent for f in mine) > 1 or (best.percent < 0) != down or best.percent == 0:
+            continue            # a tie, or no code moved the way asked
+        said.append(f"Of the codes asked, {best.codes[0]}'s {_payment_words(best)} {'fell' if down else 'rose'} the "
+                    f"most in percent: {_signed(best, best.value, best.percent)} {best.label}.")
     return said
 
 
@@ -765,6 +792,7 @@ class DeterministicWriter:
         plan, rows = prepared.plan, prepared.rows
         yield from ("- " + s for s in ranking_sentences(rows, plan, prepared.question) or
                     extreme_sentences(rows, plan, prepared.question))
+        yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))
         if Intent.TREND in plan.intents:

@@ -35,6 +35,11 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
                       r"more than|less than|higher|lower|relative to|how much (?:more|less)|"
                       r"which (?:\w+ ){0,4}(?:more|less|most|least)|(?:more|less) (?:\w+ ){0,4}than)\b",
                       re.IGNORECASE)
+# "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
+MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:\w+\s+){0,2}?"
+                          r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
+                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?most\b",
+                          re.IGNORECASE)
 _TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|changed?|changes|changing|"
                     r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
                     r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)
@@ -199,6 +204,11 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
 
 
 def _setting(text: str) -> Setting:
+    lowered = text.lower()
+    for name in _family_names():        # "office visit" names the E/M family, not the office setting
+        if "office" in name:
+            lowered = lowered.replace(name, " ")
+    text = lowered
     non_facility = bool(_NON_FACILITY.search(text))
     facility = bool(_FACILITY.search(_NON_FACILITY.sub(" ", text)))
     if non_facility == facility:
@@ -319,7 +329,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     found = []
     if _asks_definition(text):
         found.append(Intent.DEFINITION)
-    if _COMPARE.search(text) and codes > 1:
+    if _COMPARE.search(text) and codes > 1 and not MOST_CHANGE.search(text):     # "grew the most": changes, ranked
         found.append(Intent.COMPARE)
     # "Has G0556 changed?" asks for its values over time; "Did CMS change the supervision rule for APCM?" asks about
     # a rule (a topic beyond the codes and no value word)

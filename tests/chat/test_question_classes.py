@@ -299,3 +299,26 @@ def test_a_ranking_lists_the_asked_codes_highest_first_with_ties_at_the_cut(back
                                       "Is G2211 a standalone code?"])
 def test_whether_a_code_stands_alone_is_answered_with_its_global_period(question):
     assert "global" in plan(question).parts
+
+
+@pytest.mark.parametrize("question, down", [
+    ("Which TCM code grew the most between 2021 and 2026?", False),
+    ("Which APCM code dropped the most in the facility setting from 2025 to 2026?", True),
+])
+def test_which_code_changed_the_most_is_named_from_the_computed_changes(backends, question, down):
+    prepared = prepare(question, backends, today=TODAY)
+    assert Intent.COMPARE not in prepared.plan.intents          # no code-minus-code lines for a change question
+    spans = {}
+    for f in prepared.figures:
+        if f.kind is FigureKind.CHANGE:
+            spans.setdefault((f.codes[0], f.setting), f)
+    line = next(l for l in said(prepared).splitlines() if "the most in percent" in l)
+    setting = "facility" if "national facility" in line else "non-facility"
+    mine = [f for (code, s), f in spans.items() if s == setting]
+    best = (min if down else max)(mine, key=lambda f: f.percent)
+    assert best.label in line and ("fell" if down else "rose") in line
+
+
+def test_an_office_visit_family_named_is_not_the_office_setting():
+    assert plan("Which E/M office visit code had the largest increase from 2025 to 2026?").setting.name == "BOTH"
+    assert plan("What does 99214 pay in the office?").setting.name == "NON_FACILITY"
