@@ -18,7 +18,7 @@ from carenav_core.chat.events import Source
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
                                        factor_sentences, gpci_summary)
-from carenav_core.chat.figures import Figure, FigureKind, families_compared
+from carenav_core.chat.figures import MEASURED, Figure, FigureKind, families_compared, measured_fields
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import ASKS_RULE, COMMENTS, MOST_CHANGE, Intent, QuestionPlan, Setting, listed
@@ -82,18 +82,23 @@ def _rvu_clause(row: ValuationRow) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
+def _na_note(row: ValuationRow, where: str) -> str:
+    """What the file's NA indicator of that setting's PE says of an amount stated for it ('' when none)."""
+    if where == "non-facility" and row.nonfac_na == "NA":
+        return " (the file marks its non-facility PE NA: rarely or never furnished outside a facility)"
+    if where == "facility" and row.fac_na == "NA":
+        return (" (an incident-to code: the file marks its facility PE NA, and it is not payable to physicians in a "
+                "facility setting)" if row.pctc == "5" else
+                " (the file marks its facility PE NA: rarely or never furnished in a facility)")
+    return ""
+
+
 def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
     if row.cf is None or (row.payment_nonfac is None and row.payment_fac is None):
         return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
     wanted = [("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY)]
     scope = f"{row.locality} (GPCI-adjusted)" if row.locality else "national"
-    paid = [f"the {scope} {where} payment is {_money(amount)}" + (
-                " (the file marks its non-facility PE NA: rarely or never furnished outside a facility)"
-                if where == "non-facility" and row.nonfac_na == "NA" else
-                (" (an incident-to code: the file marks its facility PE NA, and it is not payable to physicians in a "
-                 "facility setting)" if row.pctc == "5" else
-                 " (the file marks its facility PE NA: rarely or never furnished in a facility)")
-                if where == "facility" and row.fac_na == "NA" else "")
+    paid = [f"the {scope} {where} payment is {_money(amount)}{_na_note(row, where)}"
             for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
     # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is
     # answered by the conversion-factor table, not on every row)
@@ -217,19 +222,25 @@ def _unchanged(figure: Figure, steady: bool) -> str:
             f"between {figure.label}.")
 
 
+def _whole_spans(figures: Sequence[Figure]) -> dict[tuple[str, str, str], Figure]:
+    """Each code's, setting's and place's whole-span change (compute_figures lists it before the steps)."""
+    spans: dict[tuple[str, str, str], Figure] = {}
+    for figure in figures:
+        if figure.kind is FigureKind.CHANGE:
+            spans.setdefault((figure.codes[0], figure.setting, figure.place), figure)
+    return spans
+
+
 def figure_sentences(figures: Sequence[Figure]) -> list[str]:
     """One sentence per computed figure; of a trend's changes only the whole span (the first → last
     change of each code and setting; year-by-year steps are in the figures table). A span whose every
     year-to-year step is zero says the value did not change ("Has the work RVU of 99487 ever changed?")."""
-    spans: dict[tuple[str, str, str], Figure] = {}
+    spans = _whole_spans(figures)
     steady: dict[tuple[str, str, str], bool] = {}
     for figure in figures:
-        if figure.kind is FigureKind.CHANGE:
+        if figure.kind is FigureKind.CHANGE and "NPRM" not in figure.label:   # a proposed step changes no final value
             key = (figure.codes[0], figure.setting, figure.place)
-            if key not in spans:                       # compute_figures lists the whole span first
-                spans[key] = figure
-            if "NPRM" not in figure.label:              # a proposed step is not a change of the final values
-                steady[key] = steady.get(key, True) and figure.value == 0
+            steady[key] = steady.get(key, True) and figure.value == 0
     said = []
     for f in figures:
         key = (f.codes[0], f.setting, f.place) if f.kind is FigureKind.CHANGE else None
@@ -353,21 +364,20 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     count = m.group("n")
     top = int(_NUMBER_WORDS.get(count.lower(), count)) if count else len(focus)
     (year,) = years
-    fields = [("work RVU", "work_rvu", Setting.BOTH)] if plan.measure == "work_rvu" else \
-        [(where, field, kind) for where, field, kind in (("non-facility payment", "payment_nonfac", Setting.NON_FACILITY),
-                                                         ("facility payment", "payment_fac", Setting.FACILITY))
-         if plan.setting in (Setting.BOTH, kind)]
+    fields = MEASURED["work_rvu"] if plan.measure == "work_rvu" else \
+        measured_fields(replace(plan, measure="payment"))
     said = []
-    for what, field, _ in fields:
+    for what, field in fields:
         ordered = sorted((r for r in focus if getattr(r, field) is not None), key=lambda r: getattr(r, field),
                          reverse=True)
+        if not ordered:
+            continue
         ranked = ordered[:top]
-        if ranked:       # a tie at the cut keeps every code of that amount
-            ranked += [r for r in ordered[top:] if getattr(r, field) == getattr(ranked[-1], field)]
-        listed_ = ", ".join(f"{_code(r, False)} {_money(getattr(r, field)) if field != 'work_rvu' else getattr(r, field)} "
-                            f"{r.label}" for r in ranked)
-        if ranked:
-            said.append(f"Ranked by CY{year} {what}, highest first: {listed_}.")
+        ranked += [r for r in ordered[top:] if getattr(r, field) == getattr(ranked[-1], field)]   # a tie at the cut
+        money = field != "work_rvu"
+        listed_ = ", ".join(f"{_code(r, False)} {_money(getattr(r, field)) if money else getattr(r, field)} {r.label}"
+                            for r in ranked)
+        said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}.")
     return said
 
 
@@ -381,10 +391,7 @@ def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]
     if not m:
         return []
     down = (m.group("way") or m.group("verb") or "").lower() in _DOWN
-    spans: dict[tuple[str, str], Figure] = {}
-    for f in figures:           # compute_figures lists each code's whole span first
-        if f.kind is FigureKind.CHANGE and f.percent is not None and "NPRM" not in f.label:
-            spans.setdefault((f.codes[0], f.setting, f.place), f)
+    spans = {key: f for key, f in _whole_spans(figures).items() if f.percent is not None and "NPRM" not in f.label}
     said = []
     for setting in dict.fromkeys(key[1] for key in spans):
         mine = [f for key, f in spans.items() if key[1] == setting]

@@ -79,23 +79,21 @@ def _percent(delta: Decimal, base: Decimal) -> Decimal | None:
     return None if not base else (delta / base * 100).quantize(TENTH, rounding=ROUND_HALF_UP)
 
 
-def _settings(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
+# What each measure a question can ask about (QuestionPlan.measure) compares: (name, row field) per setting; one
+# pair when the measure has no setting. Figures, the ranking sentence and the chat page's trend chart read it.
+MEASURED = {"payment": (("non-facility", "payment_nonfac"), ("facility", "payment_fac")),
+            "work_rvu": (("work RVU", "work_rvu"),),
+            "mp_rvu": (("malpractice RVU", "mp_rvu"),),
+            "pe_rvu": (("non-facility PE RVU", "pe_nonfac_rvu"), ("facility PE RVU", "pe_fac_rvu")),
+            "total_rvu": (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))}
+
+
+def measured_fields(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
     """(what, row field) pairs the figures compare: payments by setting, or an RVU the question names."""
-    if plan.measure == "work_rvu":
-        return (("work RVU", "work_rvu"),)
-    if plan.measure == "mp_rvu":
-        return (("malpractice RVU", "mp_rvu"),)
-    if plan.measure == "pe_rvu":
-        both = (("non-facility PE RVU", "pe_nonfac_rvu"), ("facility PE RVU", "pe_fac_rvu"))
-    elif plan.measure == "total_rvu":
-        both = (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))
-    else:
-        both = (("non-facility", "payment_nonfac"), ("facility", "payment_fac"))
-    if plan.setting is Setting.NON_FACILITY:
-        return both[:1]
-    if plan.setting is Setting.FACILITY:
-        return both[1:]
-    return both
+    both = MEASURED.get(plan.measure, MEASURED["payment"])
+    if len(both) == 1 or plan.setting is Setting.BOTH:
+        return both
+    return both[:1] if plan.setting is Setting.NON_FACILITY else both[1:]
 
 
 def _short(label: str) -> str:
@@ -105,7 +103,7 @@ def _short(label: str) -> str:
 def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[ValuationRow, ...],
           plan: QuestionPlan) -> list[Figure]:
     figures = []
-    for setting, field in _settings(plan):
+    for setting, field in measured_fields(plan):
         amounts = tuple(getattr(r, field) for r in rows)
         if any(a is None for a in amounts):
             continue
@@ -184,7 +182,7 @@ def _drivers(label: str, code: str, rows: tuple[ValuationRow, ValuationRow], pla
     before, after = rows
     parts = [(f"{setting} total RVUs", getattr(before, field), getattr(after, field))
              for setting, field in (("non-facility", "total_nonfac"), ("facility", "total_fac"))
-             if any(setting == s for s, _ in _settings(plan))]
+             if any(setting == s for s, _ in measured_fields(plan))]
     parts.append((CF_SETTING, before.cf, after.cf))
     return [Figure(kind=FigureKind.DRIVER, label=label, codes=(code,), rows=(before.label, after.label),
                    setting=setting, inputs=(first, last), value=last - first, percent=_percent(last - first, first))

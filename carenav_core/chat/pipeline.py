@@ -305,19 +305,21 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())
     warnings += noted + _other_payer_note(text, rows, factors)
-    indicators = indicator_facts(backends.fee_db, rows, plan) if rows else ()
+    indicators = indicator_facts(backends.fee_db, rows, plan)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
-    sources = (tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors) + ((local.source(),) if local else ())
-               + (indices.sources() if indices else ()) + tuple(source_of(h) for h in found.hits))
+    sources = (tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors)
+               + ((local.source(),) if local else ()) + (indices.sources() if indices else ())
+               + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
-                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci, indicators=indicators,
+                    dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
+                    indicators=indicators,
                     warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
 
 

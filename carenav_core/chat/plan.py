@@ -249,19 +249,18 @@ def asked_parts(text: str) -> tuple[str, ...]:
 # The indicators a question names, in data/indicators.toml's keys. A modifier that an indicator governs names it
 # ("27447 with modifier 50": bilateral surgery). Supervision of a diagnostic test is asked as an indicator or level:
 # "supervision" alone is a rule question ("What supervision does APCM require?").
-_INDICATORS = (("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(?:/|and)\s*technical component\b",
+_INDICATORS = (
+    ("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(?:/|and)\s*technical component\b", re.IGNORECASE)),
+    ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
                              re.IGNORECASE)),
-         ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
-                                  re.IGNORECASE)),
-         ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
-         ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b",
-                                  re.IGNORECASE)),
-         ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
-         ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
-         ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase endoscop\w*", re.IGNORECASE)),
-         ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic",
-                                  re.IGNORECASE)),
-         ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)))
+    ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
+    ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b", re.IGNORECASE)),
+    ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
+    ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
+    ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase endoscop\w*", re.IGNORECASE)),
+    ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic",
+                             re.IGNORECASE)),
+    ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)))
 
 
 def asked_indicators(text: str) -> tuple[str, ...]:
@@ -321,6 +320,13 @@ _CHANGE_WORDS = re.compile(_TREND.pattern + "|" + _MOVED_OVER_TIME.pattern +
                            r"anything|something)\b", re.IGNORECASE)
 
 
+def _about_values(text: str) -> bool:
+    """A change question about the codes' values ("Has G0556 changed?", "Did 99490's payment drop?"), not about a
+    rule ("Did CMS change the supervision rule for APCM?": a topic beyond the codes, no value word)."""
+    return bool(_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and \
+        not _RULE_TOPIC.search(text)
+
+
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
              written: bool = True) -> tuple[Intent, ...]:
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members)."""
@@ -331,12 +337,8 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.DEFINITION)
     if _COMPARE.search(text) and codes > 1 and not MOST_CHANGE.search(text):     # "grew the most": changes, ranked
         found.append(Intent.COMPARE)
-    # "Has G0556 changed?" asks for its values over time; "Did CMS change the supervision rule for APCM?" asks about
-    # a rule (a topic beyond the codes and no value word)
     if reasons or since is not None or len(years) > 1 or \
-            (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1) and
-             (_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and
-             not _RULE_TOPIC.search(text)):
+            (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1) and _about_values(text)):
         found.append(Intent.TREND)
     # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing
     # (a family's members are alternatives and add-ons, never billed all at once)
@@ -411,8 +413,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     # "Did the facility PE RVU of 99213 drop in 2026?", "Did 99490's payment change in 2025?": a change of a value in
     # one year is a change from the year before
     changed_in = bool(_DID.search(text) and _MOVED_OVER_TIME.search(text)) and bool(detection.codes) and \
-        bool(_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and \
-        not _RULE_TOPIC.search(text) and not (_COMPARE.search(text) and focus > 1)
+        _about_values(text) and not (_COMPARE.search(text) and focus > 1)
     if (reasons or changed_in) and since is None and len(years) == 1:
         years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)

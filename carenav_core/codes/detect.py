@@ -128,6 +128,13 @@ def _near(written: str, meant: str) -> bool:
         w[0] == t[0] and SequenceMatcher(None, w, t).ratio() >= SPELLING_SIMILARITY for w, t in zip(words, target))
 
 
+@lru_cache(maxsize=4)
+def _long_synonyms(families: tuple[Family, ...]) -> tuple[str, ...]:
+    """The family synonyms long enough to read a misspelling as, normalised, longest first."""
+    return tuple(sorted({_normal(syn) for f in families for syn in f.synonyms if len(syn) >= SPELLING_MIN_LENGTH},
+                        key=len, reverse=True))
+
+
 def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The text with codes written with a separator joined ("G-2211" -> "G2211") and family names misspelt by a
     letter or two replaced by the family's synonym, and the (written, read as) pairs replaced.
@@ -149,8 +156,7 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
     text = _SPLIT_CODE.sub(join, text)
     pattern, _, _ = _family_index(families)
     named = [(m.start(), m.end()) for m in pattern.finditer(text)]
-    synonyms = sorted({_normal(syn) for f in families for syn in f.synonyms if len(syn) >= SPELLING_MIN_LENGTH},
-                      key=len, reverse=True)
+    synonyms = _long_synonyms(families)
     words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
     fixes: list[tuple[int, int, str]] = []
     for synonym in synonyms:

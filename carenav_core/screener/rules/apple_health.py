@@ -54,10 +54,8 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
             "apple_health_magi_income", context.on, profile.household_size), "household income")
         if result.status is Status.FAIL and (is_unknown(profile.disability) or profile.disability):
             # over the MAGI limit, a disabled adult may still qualify SSI-related (CN, or medically needy)
-            return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; if disabled, the SSI-related route "
-                           "(with a medically needy spend-down) may still apply", unknown_fields=result.unknown_fields,
-                           thresholds=result.thresholds,
-                           needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
+            return _spend_down(result, "if disabled, the SSI-related route (with a medically needy spend-down) may "
+                                       "still apply")
         return result
     return _ssi_income(profile, context)
 
@@ -72,8 +70,13 @@ def _ssi_income(profile: Profile, context: Context) -> Verdict:
     result = income_within(profile, limit, "income", individual=False)
     if result.status is Status.PASS:
         return result
-    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; above the CN level a medically needy "
-                   "spend-down may still apply", unknown_fields=result.unknown_fields, thresholds=result.thresholds,
+    return _spend_down(result, "above the CN level a medically needy spend-down may still apply")
+
+
+def _spend_down(result: Verdict, why: str) -> Verdict:
+    """An income over the limit that a medically needy spend-down (WAC 182-519-0110) may still bring within it."""
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {why}", unknown_fields=result.unknown_fields,
+                   thresholds=result.thresholds,
                    needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
 
 

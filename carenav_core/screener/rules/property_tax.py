@@ -14,6 +14,11 @@ DOR_NOTICE = ("DOR special notice: legislative changes to property tax relief pr
 MONTHS = 12
 
 
+# RCW 84.36.381: a veteran with a VA service-connected rating of 80% or more, or total, qualifies at any age; the
+# intake does not ask the rating.
+VA_RATING_ROUTE = "a veteran with a VA service-connected rating of 80% or more, or total, qualifies at any age"
+
+
 @rule(program=KEY, label="Reaches the minimum age by December 31 of the application year, or retired because of a disability",
       document="property_tax#age-and-category",
       legal=WAC_130)
@@ -28,13 +33,9 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
     if result.status is Status.FAIL and is_unknown(profile.veteran_status):
-        return unknown(profile, "veteran_status", reason=f"{result.reason}; a veteran with a VA service-connected "
-                       "rating of 80% or more, or total, qualifies at any age")
+        return unknown(profile, "veteran_status", reason=f"{result.reason}; {VA_RATING_ROUTE}")
     if result.status is Status.FAIL and profile.veteran_status == "veteran":
-        # A veteran with a VA service-connected rating of 80% or more, or a total disability rating, qualifies at
-        # any age (RCW 84.36.381; programs.md section 11 row 1); the intake does not ask the rating.
-        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; a veteran with a VA service-connected rating "
-                       "of 80% or more, or total, qualifies at any age", thresholds=(minimum,),
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {VA_RATING_ROUTE}", thresholds=(minimum,),
                        needs=("the VA service-connected disability rating",))
     if result.status is Status.FAIL and profile.age == minimum.amount - 1:
         # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
