@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Iterator, Sequence
 
-from carenav_core.chat.events import Source
+from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
                                        factor_sentences, gpci_summary)
@@ -36,6 +36,9 @@ NOTHING_FOUND = "No retrieved excerpt or fee schedule row answers this question.
 NO_COMMENTS = "The retrieved excerpts summarise no comment on this."
 FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     # the product's own words, not claims
 DEFINITION_KIND = "code family definition"
+# Warnings that say the loaded data do not hold what was asked (a year, a modifier, another payer's amounts): the
+# answer's prose says them first too, so an amount shown instead is never read as the asked one.
+DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NOT_FOUND, WarningKind.NOT_IN_DATA})
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 # excerpts made by code, never quoted as rule text
 NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})
@@ -719,6 +722,13 @@ class Terms:
     procedure: bool = False                 # the question asks about rulemaking procedure (waivers, good cause)
 
 
+def data_notes(prepared: Prepared) -> tuple[str, ...]:
+    """The sentences of the warnings that say the loaded data lack what was asked (DATA_NOTE_KINDS), in order,
+    each once: the product's own words, which the deterministic writer leads with."""
+    said = [w.message for w in prepared.warnings if w.kind in DATA_NOTE_KINDS]
+    return tuple(dict.fromkeys(s.strip() for message in said for s in split_sentences(message) if s.strip()))
+
+
 def _family_phrases(keys: Sequence[str]) -> re.Pattern | None:
     """The named families' names and acronyms as whole phrases ("chronic care management", "CCM", "CCMs")."""
     families = {f.key: f for f in load_families()}
@@ -743,11 +753,15 @@ class DeterministicWriter:
     """Writes an answer from the plan, rows, computed figures, definitions and excerpts (no model)."""
     max_quotes: int = 3
     name: str = "deterministic"
+    lead_notes: bool = True       # False when the pipeline already showed data_notes (before a model's answer)
 
     def stream(self, prepared: Prepared) -> Iterator[str]:
         """Yield one line at a time: the notice once, then the answer as short paragraphs and list items."""
         evidence = build_evidence(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
         yield NO_MODEL_NOTICE + "\n\n"
+        notes = data_notes(prepared) if self.lead_notes else ()
+        if notes:                     # "What did 99490 pay in 2019?": say first that CY2019 is not on file
+            yield " ".join(notes) + "\n\n"
         for line in self._lines(prepared, evidence):
             if line.strip() not in FIXED_SENTENCES and not passes_guard(line.strip().removeprefix("- "), evidence):
                 log.error("deterministic writer skipped a sentence the guard rejects: %r", line)

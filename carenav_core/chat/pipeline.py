@@ -36,7 +36,8 @@ from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
-from carenav_core.chat.deterministic import DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter
+from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
+                                            data_notes)
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.detect import spelled_out
@@ -396,7 +397,10 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
     Returns (writer name, sentences withheld, labels cited by released sentences)."""
     labels: tuple[str, ...] = ()
     model_withheld = 0
+    notes = data_notes(prepared)
     if writer is not None and (prepared.sources or prepared.rows):   # nothing retrieved: no model call
+        if notes:   # the product's own words first: what the loaded data do not hold (a year, a modifier, a payer)
+            yield TokenEvent(text=" ".join(notes) + "\n\n", withheld=False, reasons=())
         guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced)
         try:
             withheld = yield from _guarded(writer.stream(prepared), guard)
@@ -415,8 +419,8 @@ def _prose(prepared: Prepared, writer: Writer | None) -> Iterator[ChatEvent]:
             yield WarningEvent(kind=WarningKind.MODEL_ERROR, message=f"The language model failed ({exc}); the answer "
                                "continues with the deterministic writer (no language model).")
     guard = OutputGuard.for_answer(prepared.rows, prepared.sources, prepared.checked, prepared.unpriced,
-                                   fixed=FIXED_SENTENCES)
-    deterministic = DeterministicWriter()
+                                   fixed=FIXED_SENTENCES | frozenset(notes))
+    deterministic = DeterministicWriter(lead_notes=writer is None or not (prepared.sources or prepared.rows))
     withheld = yield from _guarded(deterministic.stream(prepared), guard)
     return deterministic.name, model_withheld + withheld, labels + guard.cited_labels
 

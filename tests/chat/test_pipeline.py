@@ -105,6 +105,23 @@ def test_model_breaking_mid_stream_falls_back_with_warning(backends, ollama_doub
     assert isinstance(events[-2], SourcesEvent)
 
 
+def test_a_year_the_data_do_not_hold_is_said_first_in_the_prose_once(backends, ollama_double):
+    """'What did 99490 pay in 2019?' (the data start at CY2020): the prose itself, not only the warning, says that
+    the newest values stand in for the asked year, before a model's answer and before the deterministic one, once
+    even when the model fails and the deterministic writer follows."""
+    question = "What was the 2019 payment for 99490?"
+    warning = next(e for e in run(question, backends) if isinstance(e, WarningEvent) and e.kind == "year_not_found")
+    assert "CY2019" in warning.message
+    text = prose(run(question, backends))
+    assert text.index(warning.message) < text.index("[PFS CY") and text.count(warning.message) == 1
+    ollama_double.enqueue(["99490 pays $66.13 [PFS CY2026 RVU26C]. ", "And then it ", "breaks"], break_after=2)
+    events = run(question, backends.with_model(model_for(ollama_double)))
+    tokens = [e for e in events if isinstance(e, TokenEvent)]
+    assert tokens[0].text.strip() == warning.message and not tokens[0].withheld
+    assert prose(events).count(warning.message) == 1 and events[-1].writer == "deterministic"
+    assert "CY2019" not in prose(run("What was the 2025 payment for 99490?", backends))
+
+
 def test_slow_model_times_out_into_a_complete_answer(backends, ollama_double):
     ollama_double.enqueue("too late", delay=3.0)
     events = run(APCM, backends.with_model(model_for(ollama_double, timeout=0.5)))
