@@ -217,9 +217,11 @@ def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence
 
 
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
-                ) -> tuple[QuestionPlan, tuple[ValuationRow, ...]]:
+                ) -> tuple[QuestionPlan, tuple[ValuationRow, ...], tuple[WarningEvent, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
-    codes priced in each matching locality become the rows in focus; national rows stay one click away."""
+    codes priced in each matching locality become the rows in focus; national rows stay one click away. A county
+    the CMS county file does not list by name is priced in its state's rest-of-state locality, and a read_as
+    warning says so."""
     asked = sorted({r.cy for r in rows if r.in_focus and not r.proposed})
     try:
         match, result = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None,
@@ -230,15 +232,19 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
             found += priced_places(backends.fee_db, text, lacking, cys=asked or None)[1].rows
     except duckdb.Error as exc:
         log.warning("locality lookup failed: %s", exc)
-        return plan, rows
+        return plan, rows, ()
     if result is None or not found:
-        return plan, rows
+        return plan, rows, ()
     local = tuple(as_valuation_row(r) for r in found)
     places = tuple(dict.fromkeys(r.locality for r in local))
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
     ambiguous = match.ambiguous and len(match.matched) < len(places)
+    rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how}
+    notes = tuple(WarningEvent(kind=WarningKind.READ_AS, message=f"“{written}” is not listed by name in the CMS "
+                               f"county file for {place.state}, so it is priced in the {place.state} {place.locality} "
+                               f"{place.name} locality.") for written, place in rest.items())
     return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous),
-            local + tuple(dataclasses.replace(r, in_focus=False) for r in rows))
+            local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)
 
 
 def as_valuation_row(row) -> ValuationRow:
@@ -301,7 +307,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows = mark_focus(rows, plan)
     warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
-        plan, rows = _localities(backends, text, plan, rows)
+        plan, rows, noted = _localities(backends, text, plan, rows)
+        warnings += noted
     figures = compute_figures(rows, plan)
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())

@@ -94,7 +94,7 @@ class _Hit:
 
 def _normal(text: str) -> str:
     """Upper case, punctuation other than , ' : # as spaces (offsets kept: one char for one char)."""
-    return re.sub(r"[^A-Z0-9,':#\s]", " ", _upper_same_length(text))
+    return re.sub(r"[^A-Z0-9,':#\s]", " ", _upper_same_length(text.replace("\u2019", "'").replace("\u2018", "'")))
 
 
 def _upper_same_length(text: str) -> str:
@@ -122,16 +122,27 @@ def _name_pieces(place: Locality) -> set[str]:
 
 
 def _county_items(area: CountyArea) -> list[tuple[str, str]]:
-    """(county, state code) of a crosswalk row; "X IN VIRGINIA" items belong to that state."""
+    """(county, state code) of a crosswalk row. A ';'-separated group ending "IN VIRGINIA" belongs to that state,
+    every county of it: "ALEXANDRIA CITY, ARLINGTON, FAIRFAX IN VIRGINIA; MONTGOMERY AND PRINCE GEORGE'S IN
+    MARYLAND" (the DC locality) puts Arlington in VA and Montgomery in MD, not in DC.
+
+    >>> area = CountyArea(cy=2025, mac="12202", locality="01", state="DISTRICT OF COLUMBIA", fee_schedule_area="DC",
+    ...     counties="DISTRICT OF COLUMBIA; ARLINGTON, FAIRFAX IN VIRGINIA; MONTGOMERY AND PRINCE GEORGE'S IN MARYLAND",
+    ...     source_file="")
+    >>> _county_items(area)
+    [('DISTRICT OF COLUMBIA', 'DC'), ('ARLINGTON', 'VA'), ('FAIRFAX', 'VA'), ('MONTGOMERY', 'MD'), ("PRINCE GEORGE'S", 'MD')]
+    """
     items = []
-    for part in re.split(r"[,;]|\bAND\b", area.counties.upper()):
-        part = " ".join(part.replace("*", "").split())
+    for group in area.counties.upper().split(";"):
+        group = " ".join(group.replace("*", "").split())
         state = state_code(area.state)
-        inside = re.match(r"^(.*?) IN ([A-Z ]+)$", part)
+        inside = re.match(r"^(.*?) IN ([A-Z ]+)$", group)
         if inside and inside.group(2) in STATE_CODES:
-            part, state = inside.group(1), STATE_CODES[inside.group(2)]
-        if part:
-            items.append((part.removesuffix(" COUNTY").removesuffix(" CNTY"), state))
+            group, state = inside.group(1), STATE_CODES[inside.group(2)]
+        for part in re.split(r",|\bAND\b", group):
+            part = part.strip()
+            if part:
+                items.append((part.removesuffix(" COUNTY").removesuffix(" CNTY"), state))
     return items
 
 
@@ -160,8 +171,8 @@ def _index(localities: tuple[Locality, ...], counties: tuple[CountyArea, ...]) -
         if area.counties.upper().strip().startswith("ALL "):
             rest.setdefault(state_code(area.state), []).append(key)
             continue
-        for county, state in _county_items(area):
-            county_map.setdefault(county, []).append((state, key))
+        for county, state in _county_items(area):       # keyed as a question's words are read ("ST. LOUIS": "ST LOUIS")
+            county_map.setdefault(" ".join(_normal(county).split()), []).append((state, key))
     return _Index(by_key=by_key, by_state={s: tuple(v) for s, v in by_state.items()}, counties=county_map,
                   rest_of_state=rest, names=names)
 
@@ -200,17 +211,24 @@ def _state_after(text: str, end: int, original: str) -> str | None:
 
 
 def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
+    """Counties named before "County": the longest run of the words before it that the crosswalk lists ("Miami-Dade
+    County" is listed as DADE, "pay in Prince George's County" as PRINCE GEORGE'S); only when no run is listed does
+    the county fall in its state's rest-of-state locality."""
     hits = []
     for m in _COUNTY.finditer(text):
         words = m.group(1).split()
         state = _state_after(text, m.end(), original)
-        for size in range(len(words), 0, -1):
-            county = " ".join(words[-size:]).rstrip(".")
-            places, how = _county_places(county, state, index)
-            if places:
-                start = m.start(1) + m.group(1).rfind(words[-size])
-                hits.append(_Hit(start=start, end=m.end(), places=places, how=how, rank=1))
-                break
+        runs = [" ".join(words[-size:]).rstrip(".") for size in range(len(words), 0, -1)]
+        listed = next((run for run in runs if any(state in (None, s) for s, _ in index.counties.get(run, []))), None)
+        county = listed or runs[-1]
+        places, how = _county_places(county, state, index)
+        if places:
+            start = m.start(1) + m.group(1).rfind(county.split()[0] if listed else words[-1])
+            while start > 1 and original[start - 1] == "-" and text[start - 2].isalpha():   # "Miami-Dade": one name
+                start -= 2
+                while start > 0 and text[start - 1].isalpha():
+                    start -= 1
+            hits.append(_Hit(start=start, end=m.end(), places=places, how=how, rank=1))
     return hits
 
 

@@ -322,3 +322,13 @@ def test_which_code_changed_the_most_is_named_from_the_computed_changes(backends
 def test_an_office_visit_family_named_is_not_the_office_setting():
     assert plan("Which E/M office visit code had the largest increase from 2025 to 2026?").setting.name == "BOTH"
     assert plan("What does 99214 pay in the office?").setting.name == "NON_FACILITY"
+
+
+def test_a_county_the_county_file_does_not_list_is_priced_in_rest_of_state_and_says_so(backends):
+    prepared = prepare("What does 99214 pay in Montgomery County, Texas in 2026?", backends, today=TODAY)
+    notes = [w.message for w in prepared.warnings if w.kind is WarningKind.READ_AS]
+    assert any("Montgomery County" in n and "REST OF TEXAS" in n for n in notes)
+    assert {r.locality for r in prepared.rows if r.in_focus} == {"TX 99 REST OF TEXAS"}
+    listed = prepare("What does 99214 pay in Miami-Dade County, Florida in 2026?", backends, today=TODAY)
+    assert {r.locality for r in listed.rows if r.in_focus} == {"FL 04 MIAMI"}
+    assert not any(w.kind is WarningKind.READ_AS for w in listed.warnings)

@@ -25,6 +25,15 @@ from carenav_core.pfs.places import find_places, find_places_in
     ("Portland", ["02302:01", "14112:03"], True, ("Portland",)),
     ("Compare Miami and Dallas", ["09102:04", "04412:11"], True, ("Miami", "Dallas")),
     ("Seattle, Washington", ["02402:02"], False, ("Seattle",)),
+    # words before the county name never push a listed county into rest of state (a prober's finding, session 11)
+    ("What does 99214 pay in Miami-Dade County, Florida?", ["09102:04"], False, ("Miami-Dade County",)),
+    ("What does 99214 pay in Prince George's County, Maryland?", ["12202:01"], False, ("Prince George's County",)),
+    ("99213 in Prince George\u2019s County, MD", ["12202:01"], False, ("Prince George\u2019s County",)),
+    # a ';'-group's "IN VIRGINIA" / "IN MARYLAND" holds for each of its counties (the DC locality's row)
+    ("Montgomery County, Maryland", ["12202:01"], False, ("Montgomery County",)),
+    ("What does 99214 pay in Arlington County, Virginia?", ["12202:01"], False, ("Arlington County",)),
+    ("What does 99214 pay in St. Louis County, MO?", ["05302:01"], False, ("St. Louis County",)),
+    ("What does 99214 pay in Montgomery County, Texas?", ["04412:99"], False, ("Montgomery County",)),
 ])
 def test_places_in_questions(fee_db, text, keys, ambiguous, matched):
     match = find_places_in(fee_db, text, 2026)
