@@ -154,6 +154,13 @@ class Answers(BaseModel):
         None, description="Who they care for.")
     pays_for_heating: YesNo | None = Field(None, description="The household pays for heat directly or in rent.")
 
+    @field_validator("medicare_parts", "adl_help", mode="before")
+    @classmethod
+    def _empty_list_is_unanswered(cls, value):
+        """An empty list is no answer (a form or API caller that sent nothing ticked), not 'none': 'none' is said
+        explicitly, so [] never reads as 'no Medicare' or 'needs no help'."""
+        return None if isinstance(value, list) and not value else value
+
     @field_validator("age", "care_recipient_age", "caregiver_age", "household_size", mode="before")
     @classmethod
     def _whole_number(cls, value: object, info) -> object:

@@ -98,3 +98,34 @@ def test_apple_health_a_disabled_adult_over_the_magi_limit_meets_the_ssi_related
 def test_property_tax_under_61_with_veteran_status_unanswered_is_open():
     assert result("property_tax", age=55, disability="no", veteran_status="dont_know",
                   monthly_income="2016-2199") is P
+
+
+# Session 11: a prober's 63 intakes (612 verdicts) found these wrong; each follows programs.md.
+BASE = {"age": 70, "household_size": 1, "marital_status": "single", "monthly_income": "1000-1299",
+        "assets": "0-2000", "medicare_parts": ["A", "B"], "apple_health": "none", "extra_help": "no",
+        "disability": "no"}
+
+
+@pytest.mark.parametrize("program, on, answers, expected", [
+    # a figure past its scheduled change is a floor: above it is undecided, under it still passes
+    ("extra_help", date(2027, 3, 1), {"monthly_income": "2016-2199"}, P),
+    ("extra_help", date(2026, 12, 2), {"monthly_income": "2016-2199"}, X),
+    # (under the income floor it passes; the 2027 resource limit is not on file, so Extra Help stays possible)
+    ("extra_help", date(2027, 3, 1), {"monthly_income": "1000-1299"}, P),
+    ("msp", date(2027, 6, 1), {"monthly_income": "1000-1299"}, L),
+    ("apple_health", date(2027, 6, 1), {"age": 64, "medicare_parts": "none", "monthly_income": "1837-1856"}, P),
+    ("apple_health", date(2026, 6, 1), {"age": 64, "medicare_parts": "none", "monthly_income": "1837-1856"}, X),
+    ("msp", date(2027, 6, 1), {"monthly_income": "1857-1882"}, P),
+    # already on a Medicare Savings Program: MSP is theirs whatever the income
+    ("msp", date(2026, 12, 2), {"apple_health": "msp_only", "monthly_income": "1857-1882"}, L),
+    # medically needy resources: +$50 per family member beyond the couple ($3,050 for three)
+    ("apple_health", date(2026, 12, 2), {"marital_status": "married", "household_size": 3,
+                                         "monthly_income": "1500-1732", "assets": "3001-4500"}, P),
+    ("apple_health", date(2026, 12, 2), {"marital_status": "married", "household_size": 2,
+                                         "monthly_income": "1500-1732", "assets": "3001-4500"}, X),
+    # an empty list is no answer, not 'none'
+    ("msp", date(2026, 12, 2), {"medicare_parts": []}, P),
+    ("msp", date(2026, 12, 2), {"medicare_parts": "none"}, X),
+])
+def test_session_11_cases(program, on, answers, expected):
+    assert result(program, on, **{**BASE, **answers}) is expected

@@ -1,6 +1,8 @@
 """Apple Health (Washington Medicaid): SSI-related coverage for 65+/blind/disabled, MAGI for 19-64."""
 from __future__ import annotations
 
+import dataclasses
+
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
                                               rule, unknown, verdict)
@@ -95,7 +97,20 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     if missing:
         return missing
     limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.married)
-    return at_or_below(profile.assets, limit, "countable assets")
+    result = at_or_below(profile.assets, limit, "countable assets")
+    extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.married else 1)
+    if result.status is not Status.FAIL or extra <= 0:
+        return result
+    # Medically needy (the spend-down route) adds $50 per family member beyond the person and spouse (WAC 182-512-0010,
+    # noted with the figure): over the CN limit, a household of 3 may still be within the MN one.
+    each = context.thresholds.amount("apple_health_mn_resources_each_additional", context.on)
+    needy = dataclasses.replace(limit, amount=limit.amount + each.amount * extra,
+                                label=f"{limit.label}, medically needy for a household of {profile.household_size}")
+    if at_or_below(profile.assets, needy, "countable assets").status is Status.FAIL:
+        return result
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; the medically needy limit for a household of "
+                   f"{profile.household_size} ({each.shown()} per extra family member) is {needy.shown()}",
+                   thresholds=(limit, each), needs=("whether the medically needy (spend-down) route applies",))
 
 
 PROGRAM = Program(

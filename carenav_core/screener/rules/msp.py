@@ -31,6 +31,8 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
 @rule(program=KEY, label="Countable income at or below the QI-1 limit after the general income disregard",
       document="msp#income-limit", legal=HCA_MSP)
 def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
+    if profile.apple_health == "msp_only":      # already enrolled: the program is theirs, not a question of income
+        return verdict(True, "already enrolled in a Medicare Savings Program")
     missing = unknown(profile, "monthly_income", "married")
     if missing:
         return missing
