@@ -140,10 +140,21 @@ def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) ->
     return ", ".join(said) + ", " if said else ""
 
 
+# PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
+# excluded, not valid for Medicare, measurement only, non-covered): RVUs times the CF is no payment for them.
+# A, R, T are paid; C is priced by the contractor; J (anesthesia) is paid by the anesthesia formula.
+UNPAID_STATUS = frozenset("BDEFGHIMNPX")
+
+
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
                  status: bool = False, parts: frozenset[str] = frozenset()) -> str:
     """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first;
-    with `parts` ("pe", "mp", "global"), those parts of the row too."""
+    with `parts` ("pe", "mp", "global"), those parts of the row too. A code with a status Medicare does not pay under
+    the PFS (UNPAID_STATUS: 'Does Medicare pay for 98008?', status I) says so first and states no payment amount."""
+    if row.status in UNPAID_STATUS:
+        return (f"Under {_vintage(row)}, {_code(row, described)} has PFS status {row.status} ({row.status_meaning}), so "
+                f"Medicare makes no separate payment for it under the fee schedule; the file lists "
+                f"{_parts_clause(row, parts, setting)}{_rvu_clause(row)} {row.label}.")
     said = f"PFS status {row.status} ({row.status_meaning}), " if status and row.status else ""
     return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
             f"{_rvu_clause(row)}; {_payment_clause(row, setting)} {row.label}.")
@@ -210,7 +221,21 @@ def _total(figure: Figure) -> str:
     return f"Billed together, {' and '.join(figure.codes)} {what} ({amounts}) {figure.label}."
 
 
-_SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total}
+def _setting_gap(figure: Figure) -> str:
+    """'In CY2026, 99214's national non-facility payment is $51.11 more than its facility payment ($135.61 vs
+    $84.50, 60.5% more) [computed: ...].'"""
+    what = figure.setting.removeprefix("non-facility − facility ")
+    year = re.search(r"CY(\d{4})", figure.label)
+    where = f"{figure.place} (GPCI-adjusted) " if figure.place else ("national " if figure.money else "")
+    more = "more" if figure.value >= 0 else "less"
+    share = f", {abs(figure.percent)}% {more}" if figure.percent is not None else ""
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {where}non-facility {what} is "
+            f"{_amount(figure, abs(figure.value))} {more} than its facility {what} ({_amount(figure, figure.inputs[0])} "
+            f"vs {_amount(figure, figure.inputs[1])}{share}) {figure.label}.")
+
+
+_SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
+         FigureKind.SETTING_GAP: _setting_gap}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -245,8 +245,14 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
     across = span(rows)
     if across is not None and across.change:
         way = "rose" if across.change > 0 else "fell"
-        lines.append(f"From {_spaced(across.first)} to {_spaced(across.last)} the national PFS conversion factor {way} "
-                     f"from ${across.first.amount} to ${across.last.amount} ({across.percent:+}%) {across.label}.")
+        change = (f"from {_spaced(across.first)} to {_spaced(across.last)} the national PFS conversion factor {way} "
+                  f"${abs(across.change)}, from ${across.first.amount} to ${across.last.amount} ({across.percent:+}%) "
+                  f"{across.label}.")
+        # "By how much did the CF change from 2025 to 2026?": the change asked comes first, not the older year's own
+        if len(groups) == 2:
+            lines.insert(0, change[0].upper() + change[1:])
+        else:
+            lines.append(change[0].upper() + change[1:])
     doubtful = [r for r in asked if r.tag != "O"]
     if doubtful:
         lines.append("Not read from a CMS file or rule text, so check before relying on "

@@ -24,6 +24,7 @@ class FigureKind(StrEnum):
     CHANGE = "change"              # one code, earlier vintage to later vintage
     TOTAL = "total"                # codes billed together, same vintage
     DRIVER = "driver"              # what moved a change: total RVUs and conversion factor (payment = RVUs x CF)
+    SETTING_GAP = "setting gap"    # one row: its non-facility amount minus its facility amount
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,7 +63,9 @@ class Figure:
                 FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since",
                 FigureKind.TOTAL: "total together combined billed with plus pays",
                 FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
-                                   "value units conversion factor payment times"}[self.kind]
+                                   "value units conversion factor payment times",
+                FigureKind.SETTING_GAP: "difference gap more less than higher lower compared between non-facility "
+                                        "facility office setting"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -244,10 +247,38 @@ def _place_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list
     return figures
 
 
+# What a setting gap compares per measure: (words, non-facility field, facility field).
+_GAP_FIELDS = {"payment": ("payment", "payment_nonfac", "payment_fac"),
+               "pe_rvu": ("PE RVU", "pe_nonfac_rvu", "pe_fac_rvu"),
+               "total_rvu": ("total RVU", "total_nonfac", "total_fac")}
+
+
+def _setting_gaps(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is the difference between the facility and non-facility payment for 99214 in 2026?": per asked code
+    and row in focus, the non-facility amount minus the facility amount of the measure asked (payment, PE RVU or
+    total RVU; work and malpractice RVUs have one value), relative to the facility amount."""
+    what, nonfac, fac = _GAP_FIELDS.get(plan.measure, _GAP_FIELDS["payment"])
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.hcpcs not in plan.focus_codes:
+            continue
+        amounts = (getattr(row, nonfac), getattr(row, fac))
+        if any(a is None for a in amounts):
+            continue
+        value = _cents(amounts[0] - amounts[1]) if what == "payment" else amounts[0] - amounts[1]
+        text = f"[computed: {_name(row)} non-facility − facility {what}, {_short(row.label)}]"
+        figures.append(Figure(kind=FigureKind.SETTING_GAP, label=text, codes=(_name(row),), rows=(row.label,),
+                              setting=f"non-facility − facility {what}", inputs=amounts, value=value,
+                              percent=_percent(value, amounts[1]), place=row.locality))
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
+    if plan.setting_gap:
+        figures += _setting_gaps(rows, plan)
     if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
         figures += _differences(rows, plan)
     if len(plan.places) > 1 and not plan.ambiguous_place:

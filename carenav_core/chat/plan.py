@@ -128,6 +128,7 @@ class QuestionPlan:
     parts: tuple[str, ...] = ()          # parts of a row asked beyond RVUs and payments: status, pe, mp, global
     indicators: tuple[str, ...] = ()     # payment policy indicators asked (data/indicators.toml keys: pctc, bilat_surg)
     reasons: bool = False                # "Why did 99490's payment go up in 2026?": what moved it (RVUs, CF)
+    setting_gap: bool = False            # "the difference between the facility and non-facility payment": per row
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -201,6 +202,27 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
     years.update(today.year + RELATIVE[m.group(1).lower()] for m in _RELATIVE.finditer(text))
     return tuple(sorted(years)), since
+
+
+_GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|comparison|more|less|lower|higher|"
+                  r"between)\b", re.IGNORECASE)
+
+
+def asks_setting_gap(text: str) -> bool:
+    """The question compares the two settings of one row: 'the difference between the facility and non-facility
+    payment for 99214', 'how much lower is the facility PE RVU', '99490 fac vs nonfac'.
+
+    >>> asks_setting_gap("What is the difference between the facility and non-facility payment for 99214?")
+    True
+    >>> asks_setting_gap("What does 99214 pay in a facility?"), asks_setting_gap("99214 payment in 2026")
+    (False, False)
+    """
+    lowered = text.lower()
+    for name in _family_names():
+        if "office" in name:
+            lowered = lowered.replace(name, " ")
+    both = bool(_NON_FACILITY.search(lowered)) and bool(_FACILITY.search(_NON_FACILITY.sub(" ", lowered)))
+    return both and bool(_GAP.search(lowered))
 
 
 def _setting(text: str) -> Setting:
@@ -423,4 +445,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         intents=_intents(text, focus, years, since, reasons, bool(named)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
-                        parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons)
+                        parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
+                        setting_gap=asks_setting_gap(text))

@@ -116,7 +116,7 @@ def test_the_writers_sentences_pass_the_guard_and_a_wrong_amount_does_not():
     evidence = build_evidence([], [], checked_facts(rows))
     sentences = factor_sentences(rows)
     assert sentences and all(check_sentence(s, evidence) == () for s in sentences)
-    assert any("fell from $36.0896 to $33.4009 (-7.45%)" in s for s in sentences)
+    assert any("fell $2.6887, from $36.0896 to $33.4009 (-7.45%)" in s for s in sentences)
     assert check_sentence("The CY 2026 conversion factor is $34.0000 [CF CY2026 non-QP].", evidence)
     assert check_sentence("The CY 2026 conversion factor is $33.4009.", evidence)       # no label
     assert check_sentence("The CY 2026 conversion factor is $33.4009 [CF CY2019].", evidence)   # invented label

@@ -332,3 +332,38 @@ def test_a_county_the_county_file_does_not_list_is_priced_in_rest_of_state_and_s
     listed = prepare("What does 99214 pay in Miami-Dade County, Florida in 2026?", backends, today=TODAY)
     assert {r.locality for r in listed.rows if r.in_focus} == {"FL 04 MIAMI"}
     assert not any(w.kind is WarningKind.READ_AS for w in listed.warnings)
+
+
+@pytest.mark.parametrize("question, field", [
+    ("What is the difference between the facility and non-facility payment for 99214 in 2026?", "payment"),
+    ("How big is the gap between the facility and non-facility PE RVU for 99490 in 2026?", "pe"),
+])
+def test_the_gap_between_a_rows_two_settings_is_computed_and_said_first(backends, question, field):
+    prepared = prepare(question, backends, today=TODAY)
+    gaps = [f for f in prepared.figures if f.kind is FigureKind.SETTING_GAP]
+    row = next(r for r in prepared.rows if r.label == gaps[0].rows[0] and r.hcpcs == gaps[0].codes[0])
+    nonfac, fac = ((row.payment_nonfac, row.payment_fac) if field == "payment" else (row.pe_nonfac_rvu, row.pe_fac_rvu))
+    assert gaps[0].inputs == (nonfac, fac) and gaps[0].value == nonfac - fac and row.cy == 2026
+    first = next(l for l in said(prepared).splitlines() if l.startswith("- "))
+    assert gaps[0].label in first and str(nonfac - fac) in first
+    assert not plan("What does 99214 pay in a facility in 2026?").setting_gap
+
+
+def test_a_change_between_two_asked_years_of_the_conversion_factor_comes_first(backends):
+    prepared = prepare("By how many dollars did the conversion factor change from 2025 to 2026?", backends, today=TODAY)
+    first = next(l for l in said(prepared).splitlines() if l.startswith("- "))
+    cf25, cf26 = (next(r.amount for r in prepared.factors if r.cy == y and r.in_focus and r.variant in ("", "non-QP"))
+                  for y in (2025, 2026))
+    assert first.startswith("- From CY 2025 to CY 2026") and f"${cf26 - cf25}" in first
+
+
+@pytest.mark.parametrize("question, status", [
+    ("Does Medicare pay for 98008 in 2026?", "I"),
+    ("What does G2211 pay in 2023?", "B"),
+])
+def test_a_code_medicare_does_not_pay_under_the_pfs_says_so_and_states_no_amount(backends, question, status):
+    prepared = prepare(question, backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus)
+    assert row.status == status
+    line = next(l for l in said(prepared).splitlines() if l.startswith("- "))
+    assert f"PFS status {status}" in line and "no separate payment" in line and "$" not in line
