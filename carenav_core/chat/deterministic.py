@@ -215,10 +215,15 @@ def _change(figure: Figure) -> str:
 
 
 def _total(figure: Figure) -> str:
-    amounts = " + ".join(_amount(figure, a) for a in figure.inputs)
+    """'Billed together, 99497 and 2 × 99498 pay $243.16 in the non-facility setting ($86.84 + 2 × $78.16)'; one code
+    billed several times: '3 × 99439 pay $151.32 in the non-facility setting (3 × $50.44)'."""
+    counts = figure.counts or (1,) * len(figure.inputs)
+    units = figure.each() or figure.inputs
+    amounts = " + ".join(f"{c} × {_amount(figure, u)}" if c > 1 else _amount(figure, u) for c, u in zip(counts, units))
     what = f"pay {_amount(figure, figure.value)} in the {figure.setting} setting" if figure.money else \
         f"have {figure.value} {figure.setting}s"
-    return f"Billed together, {' and '.join(figure.codes)} {what} ({amounts}) {figure.label}."
+    lead = "Billed together, " if len(figure.codes) > 1 else ""
+    return f"{lead}{' and '.join(figure.codes)} {what} ({amounts}) {figure.label}."
 
 
 def _setting_gap(figure: Figure) -> str:

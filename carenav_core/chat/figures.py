@@ -5,7 +5,7 @@ computed number only in a sentence citing that label. The model computes nothing
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
 from itertools import combinations, pairwise
@@ -39,6 +39,7 @@ class Figure:
     value: Decimal                 # dollars: difference, change or total
     percent: Decimal | None        # percent difference / change (None for totals or a zero base)
     place: str = ""                # the payment locality of the rows ("" national)
+    counts: tuple[int, ...] = ()   # a total's count per input ("2 × 99498"; () = one of each)
 
     @property
     def money(self) -> bool:
@@ -52,10 +53,14 @@ class Figure:
 
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
-        found = [self.value, abs(self.value), *self.inputs]
+        found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each()]
         if self.percent is not None:
             found += [self.percent, abs(self.percent)]
         return tuple(found)
+
+    def each(self) -> tuple[Decimal, ...]:
+        """A counted total's amount of one unit per input (its input divided by its count)."""
+        return tuple(a / c for a, c in zip(self.inputs, self.counts)) if self.counts else ()
 
     def words(self) -> str:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
@@ -193,16 +198,30 @@ def _drivers(label: str, code: str, rows: tuple[ValuationRow, ValuationRow], pla
 
 
 def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """The codes billed together, per vintage all have; a code billed more than once ("two units of 99498") counts
+    that many times: its input is its amount times the count ("2 × 99498")."""
     codes = plan.focus_codes
+    counts = dict(plan.units)
     index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
     figures = []
     for label in dict.fromkeys(lbl for (code, lbl) in index if code == codes[0]):
         chosen = tuple(index.get((c, label)) for c in codes)
         if all(chosen):
-            names = tuple(_name(r) for r in chosen)
+            names = tuple(f"{counts[r.hcpcs]} × {_name(r)}" if r.hcpcs in counts else _name(r) for r in chosen)
             text = f"[computed: {' + '.join(names)}, {_short(label)}]"
-            figures += _pair(FigureKind.TOTAL, text, names, chosen, plan)
+            found = _pair(FigureKind.TOTAL, text, names, chosen, plan)
+            if counts:
+                found = [_counted(f, chosen, counts) for f in found]
+            figures += found
     return figures
+
+
+def _counted(figure: Figure, rows: tuple[ValuationRow, ...], counts: dict[str, int]) -> Figure:
+    """A total with each row's amount times its count (cents half-up for payments)."""
+    inputs = tuple(a * counts.get(r.hcpcs, 1) for a, r in zip(figure.inputs, rows))
+    inputs = tuple(_cents(a) for a in inputs) if figure.money else inputs
+    return replace(figure, inputs=inputs, counts=tuple(counts.get(r.hcpcs, 1) for r in rows),
+                   value=_cents(sum(inputs, Decimal(0))) if figure.money else sum(inputs, Decimal(0)))
 
 
 MAX_FAMILY_DIFFERENCES = 3     # a family of more members, unnamed, gets no first-member-minus-each differences
@@ -285,6 +304,6 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _place_differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)
-    if Intent.TOTAL in plan.intents and len(plan.focus_codes) > 1:
+    if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units):
         figures += _totals(rows, plan)
     return tuple(figures)

@@ -129,6 +129,7 @@ class QuestionPlan:
     indicators: tuple[str, ...] = ()     # payment policy indicators asked (data/indicators.toml keys: pctc, bilat_surg)
     reasons: bool = False                # "Why did 99490's payment go up in 2026?": what moved it (RVUs, CF)
     setting_gap: bool = False            # "the difference between the facility and non-facility payment": per row
+    units: tuple[tuple[str, int], ...] = ()   # "99497 plus two units of 99498": (code, count) of a count above one
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -206,6 +207,36 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
 
 _GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|comparison|more|less|lower|higher|"
                   r"between)\b", re.IGNORECASE)
+
+
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                "twice": 2}
+_COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+
+
+def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """How many of a written code the question bills, when more than one: "two units of 99498", "99439 x3",
+    "3 × 99439", "99439 billed twice" (counts 2-99; a count of one is the default and not listed).
+
+    >>> asked_units("What is 99497 plus two units of 99498 in 2026?", ("99497", "99498"))
+    (('99498', 2),)
+    >>> asked_units("99490 + 99439 x 3", ("99490", "99439")), asked_units("99213 in 2026", ("99213",))
+    ((('99439', 3),), ())
+    """
+    found: dict[str, int] = {}
+    for code in codes:
+        c = re.escape(code)
+        for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
+                        rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
+                        rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b"):
+            m = re.search(pattern, text, re.IGNORECASE)
+            if m:
+                word = next(g for g in m.groups() if g).lower()
+                count = _COUNT_WORDS.get(word) or int(word)
+                if count > 1:
+                    found[code] = count
+                break
+    return tuple(found.items())
 
 
 def asks_setting_gap(text: str) -> bool:
@@ -350,8 +381,9 @@ def _about_values(text: str) -> bool:
 
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
-             written: bool = True) -> tuple[Intent, ...]:
-    """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members)."""
+             written: bool = True, counted: bool = False) -> tuple[Intent, ...]:
+    """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
+    `counted`: a written code is billed more than once ("two units of 99498"), which makes a total."""
     if not codes:
         return (Intent.POLICY,)
     found = []
@@ -364,7 +396,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.TREND)
     # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing
     # (a family's members are alternatives and add-ons, never billed all at once)
-    if _TOTAL.search(text) and codes > 1 and written:
+    if (_TOTAL.search(text) and codes > 1 and written) or counted:
         found.append(Intent.TOTAL)
     if _HOW_VALUED.search(text) or (_RVU_NAMED.search(text) and _HOW_OR_WHY.search(text) and
                                     not (_TREND.search(text) or since is not None)):
@@ -440,10 +472,11 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     measure = _measure(text)
+    units = asked_units(text, named)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since, reasons, bool(named)),
+                        intents=_intents(text, focus, years, since, reasons, bool(named), bool(units)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
-                        setting_gap=asks_setting_gap(text))
+                        setting_gap=asks_setting_gap(text), units=units)

@@ -367,3 +367,20 @@ def test_a_code_medicare_does_not_pay_under_the_pfs_says_so_and_states_no_amount
     assert row.status == status
     line = next(l for l in said(prepared).splitlines() if l.startswith("- "))
     assert f"PFS status {status}" in line and "no separate payment" in line and "$" not in line
+
+
+@pytest.mark.parametrize("question, counts", [
+    ("What is 99497 plus two units of 99498 in 2026?", {"99498": 2}),
+    ("What do 3 units of 99439 pay in 2026?", {"99439": 3}),
+    ("What do 99490 and 99439 x 2 pay in 2026?", {"99439": 2}),
+])
+def test_a_code_billed_several_times_counts_that_many_times_in_the_total(backends, question, counts):
+    prepared = prepare(question, backends, today=TODAY)
+    assert dict(prepared.plan.units) == counts
+    totals = [f for f in prepared.figures if f.kind is FigureKind.TOTAL and f.setting == "non-facility"]
+    rows = {r.hcpcs: r for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.mod and not r.proposed}
+    expected = sum((rows[c].payment_nonfac * counts.get(c, 1) for c in prepared.plan.focus_codes), start=0)
+    assert totals and totals[0].value == expected
+    first = next(l for l in said(prepared).splitlines() if l.startswith("- "))
+    assert f"${expected}" in first and totals[0].label in first
+    assert plan("What does 99213 pay in 2026?").units == ()
