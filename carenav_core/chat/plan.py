@@ -436,14 +436,47 @@ def _levels_asked(text: str, detection: Detection) -> tuple[str, ...]:
                                if n <= len(by_key[key].levels)))
 
 
+# Question words the planner reads whose misspelling would change what a question asks ("wat is the paymnt for
+# 99495" read as a rule question). Long or distinctive words only: a real word near a short one ("chance",
+# "change") must not be rewritten.
+_PLANNER_WORDS = ("what", "payment", "payments", "reimbursement", "facility", "nonfacility", "difference", "compare",
+                  "compared", "increase", "increased", "decrease", "decreased", "amount", "valued", "valuation",
+                  "between", "national", "conversion", "factor")
+_WORD_RE = re.compile(r"[A-Za-z]{3,}")
+
+
+def respelled(text: str) -> str:
+    """`text` with each misspelled planner word written right (same first letter, similarity >= 0.84, the word not
+    itself a planner word); everything else untouched.
+
+    >>> respelled("wat is the paymnt for 99495 in 2025")
+    'what is the payment for 99495 in 2025'
+    >>> respelled("Is there a chance CMS will change the facility rate?")
+    'Is there a chance CMS will change the facility rate?'
+    """
+    from difflib import SequenceMatcher
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if lower in _PLANNER_WORDS:
+            return word
+        best = max(((SequenceMatcher(None, lower, w).ratio(), w) for w in _PLANNER_WORDS if w[0] == lower[0]),
+                   default=(0.0, ""))
+        return best[1] if best[0] >= 0.84 else word
+    return _WORD_RE.sub(fix, text)
+
+
 def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
-    """Read one question (already cleaned) and its detected codes into a QuestionPlan.
+    """Read one question (already cleaned) and its detected codes into a QuestionPlan; misspelled planner words are
+    read as meant first (`respelled`).
 
     >>> from carenav_core.codes import detect
     >>> q = "Compare 99490 and 99439 payments in 2026"
     >>> plan_question(q, detect(q), date(2026, 12, 1)).summary()
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
+    text = respelled(text)
     years, since = _years(text, today)
     upper = text.upper()
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code

@@ -384,3 +384,11 @@ def test_a_code_billed_several_times_counts_that_many_times_in_the_total(backend
     first = next(l for l in said(prepared).splitlines() if l.startswith("- "))
     assert f"${expected}" in first and totals[0].label in first
     assert plan("What does 99213 pay in 2026?").units == ()
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("wat is the paymnt for 99495 in 2025", Intent.LOOKUP),
+    ("whats the diffrence between 99490 and 99439", Intent.COMPARE),
+])
+def test_a_misspelled_question_word_is_read_as_meant(question, intent):
+    assert intent in plan(question).intents and Intent.POLICY not in plan(question).intents
