@@ -59,8 +59,8 @@ def _print(event: ChatEvent) -> None:
             change = f"{row.percent:+}% vs {row.prior_label}" if row.percent is not None else ""
             print(f"  {'*' if row.in_focus else ' '} {row.label:30s} ${row.amount}  {change}")
         print()
-    if isinstance(event, ValuationEvent):
-        print_table(event.rows)
+    if isinstance(event, ValuationEvent):      # the rows the question asks about first, as the chat page shows them
+        print_table(sorted(event.rows, key=lambda r: not r.in_focus))
         if event.unpriced:
             print("not priced in any loaded release: " + ", ".join(event.unpriced))
         if shows_cpt(event.rows):

@@ -754,7 +754,11 @@ class Terms:
 
 def data_notes(prepared: Prepared) -> tuple[str, ...]:
     """The sentences of the warnings that say the loaded data lack what was asked (DATA_NOTE_KINDS), in order,
-    each once: the product's own words, which the deterministic writer leads with."""
+    each once: the product's own words, which the deterministic writer leads with; none for a question the rule text
+    answers (what commenters said, a rule question) — its warning still shows."""
+    plan = prepared.plan
+    if plan.comments or plan.intents == (Intent.POLICY,):
+        return ()           # "What did commenters say about the proposed APCM RVUs?": the rule text answers it
     said = [w.message for w in prepared.warnings if w.kind in DATA_NOTE_KINDS]
     return tuple(dict.fromkeys(s.strip() for message in said for s in split_sentences(message) if s.strip()))
 
