@@ -240,6 +240,9 @@ def summary_row(card: Card) -> SummaryRow:
         card.why[-1] if card.why else card.summary)
     step = (f"Ask: {card.still_needed[0]}" if card.classification == "possibly_relevant" and card.still_needed
             else f"Contact the program ({card.official_url})")
+    status = next((n for n in card.still_needed if "waitlist" in n), None)
+    if card.classification == "likely_relevant" and status:   # MAC / TSOA: a statewide waitlist was reported
+        step += f"; ask about the {status}"
     name = f"{card.name} — {card.tier}" if card.tier else card.name
     return SummaryRow(program=name, result=card.result, why=why, next_step=step)
 

@@ -124,3 +124,12 @@ def test_labels_say_what_is_tested_without_figures():
 
 def test_card_fields_are_plain():
     assert "judged_for" in Card.__dataclass_fields__ and "tier" in Card.__dataclass_fields__
+
+
+def test_a_likely_program_with_a_reported_waitlist_says_so_in_its_next_step():
+    report = _report(on=date(2026, 12, 2), age=80, apple_health="categorically_needy", monthly_income="0-999",
+                     assets="0-2000", nursing_facility_level_of_care="assessed_yes", living_situation="own_home",
+                     has_unpaid_caregiver="yes", caregiver_age=50)
+    row = next(r for r in report.summary if r.program.startswith("Medicaid Alternative Care"))
+    assert row.result == "Likely relevant" and "waitlist" in row.next_step
+    assert all("waitlist" not in r.next_step for r in report.summary if "MAC" not in r.program and "TSOA" not in r.program)
