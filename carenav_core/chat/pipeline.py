@@ -31,7 +31,8 @@ from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesi
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.indicators import indicator_facts
-from carenav_core.chat.plan import ASKS_RULE, PAY_WORDS, Intent, QuestionPlan, listed, plan_question
+from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, Intent, QuestionPlan, listed, narrowed_by_descriptor,
+                                    plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -304,6 +305,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before
         newest = max((r.cy for r in rows if not r.proposed), default=today.year)
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
+    plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
     warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:

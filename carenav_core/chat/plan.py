@@ -7,6 +7,7 @@ which figures are computed, what the deterministic writer says first.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -434,6 +435,40 @@ def _levels_asked(text: str, detection: Detection) -> tuple[str, ...]:
     levels = [int(m.group(1)) for m in _LEVEL.finditer(text)]
     return tuple(dict.fromkeys(by_key[key].levels[n - 1] for key in detection.families for n in levels
                                if n <= len(by_key[key].levels)))
+
+
+# Qualifiers a question may use for one member of a family, and the word the CMS short descriptors use for it
+# ("Transj care mgmt high f2f 7d" is 99496, "Office o/p est mod 30 min" 99214).
+_QUALIFIERS = ((re.compile(r"\bstraightforward\b", re.IGNORECASE), ("sf",)),
+               (re.compile(r"\blow(?:[\s-]complexity)?\b(?![\s-]income)", re.IGNORECASE), ("low",)),
+               (re.compile(r"\bmoderate(?:[\s-]complexity)?\b", re.IGNORECASE), ("mod",)),
+               (re.compile(r"\bhigh[\s-]complexity\b|\bhigh(?=[\s-]+(?:TCM|level|MDM|medical decision))",
+                           re.IGNORECASE), ("hi", "high")),
+               (re.compile(r"\bnew patients?\b", re.IGNORECASE), ("new",)),
+               (re.compile(r"\bestablished(?: patients?)?\b", re.IGNORECASE), ("est",)))
+
+
+def narrowed_by_descriptor(plan: QuestionPlan, descriptors: dict[str, str], text: str) -> QuestionPlan:
+    """A family asked with a qualifier of one member ("high-complexity TCM", "a moderate established office visit")
+    is that member: the family's codes whose CMS short descriptor has every qualifier's word. Codes written out, no
+    qualifier, or no member matching all of them: the plan unchanged. `descriptors`: code -> short descriptor.
+
+    >>> p = QuestionPlan(named_codes=(), family_codes=("99495", "99496"), families=("TCM",), years=(), since=None,
+    ...                  proposed=False, setting=Setting.BOTH, intents=(Intent.LOOKUP,))
+    >>> d = {"99495": "Transj care mgmt mod f2f 14d", "99496": "Transj care mgmt high f2f 7d"}
+    >>> narrowed_by_descriptor(p, d, "What did high-complexity TCM pay in 2022?").family_codes
+    ('99496',)
+    >>> narrowed_by_descriptor(p, d, "What does TCM pay?").family_codes
+    ('99495', '99496')
+    """
+    if plan.named_codes or not plan.family_codes:
+        return plan
+    wanted = [words for pattern, words in _QUALIFIERS if pattern.search(text)]
+    if not wanted:
+        return plan
+    found = tuple(c for c in plan.family_codes
+                  if all(set(descriptors.get(c, "").lower().split()) & set(words) for words in wanted))
+    return dataclasses.replace(plan, family_codes=found) if found and len(found) < len(plan.family_codes) else plan
 
 
 # Question words the planner reads whose misspelling would change what a question asks ("wat is the paymnt for

@@ -392,3 +392,15 @@ def test_a_code_billed_several_times_counts_that_many_times_in_the_total(backend
 ])
 def test_a_misspelled_question_word_is_read_as_meant(question, intent):
     assert intent in plan(question).intents and Intent.POLICY not in plan(question).intents
+
+
+@pytest.mark.parametrize("question, code", [
+    ("What did high-complexity TCM pay in a facility in 2022?", "99496"),
+    ("What does a moderate complexity established patient office visit pay in 2026?", "99214"),
+    ("What does a new patient office visit of low complexity pay?", "99203"),
+])
+def test_a_qualifier_of_one_family_member_asks_for_that_member(backends, question, code):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.focus_codes == (code,)
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} == {code}
+    assert len(prepare("What does TCM pay in 2026?", backends, today=TODAY).plan.focus_codes) == 2
