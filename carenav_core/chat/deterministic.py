@@ -17,7 +17,7 @@ from typing import Iterator, Sequence
 from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
-                                       factor_sentences, gpci_summary)
+                                       asks_variant_gap, factor_sentences, gpci_summary)
 from carenav_core.chat.figures import MEASURED, Figure, FigureKind, families_compared, measured_fields
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
@@ -804,7 +804,7 @@ class DeterministicWriter:
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
-            yield from ("- " + s for s in factor_sentences(prepared.factors))
+            yield from ("- " + s for s in factor_sentences(prepared.factors, asks_variant_gap(prepared.question)))
         local = anesthesia_summary(prepared.anesthesia)
         if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
             yield from ("- " + s for s in local.sentences())

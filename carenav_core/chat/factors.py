@@ -147,6 +147,42 @@ class Span:
 
 
 @dataclass(frozen=True, kw_only=True)
+class VariantGap(Span):
+    """One year's two conversion factors side by side: the QP one minus the non-QP one ('How much higher is the 2026
+    QP conversion factor than the non-QP one?'), computed here under its own label."""
+
+    @property
+    def label(self) -> str:
+        return f"[CF {self.last.name} vs non-QP]"
+
+    @property
+    def percent(self) -> Decimal:
+        return (self.change / self.first.amount * 100).quantize(Decimal("0.01"))
+
+    def words(self) -> str:
+        return (f"national PFS conversion factor {self.first.name} {self.last.name} QP non-QP difference higher more "
+                f"than {self.first.cy}")
+
+    def sentence(self) -> str:
+        return (f"The {_spaced(self.last)} conversion factor (${self.last.amount}) is ${self.change} ({self.percent}%) "
+                f"higher than the non-QP one (${self.first.amount}) {self.label}.")
+
+    def source(self) -> Source:
+        text = (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
+                f"conversion factor of ${self.first.amount} is {self.change:+.4f} ({self.percent:+.2f}%), computed from "
+                f"the rows {self.last.label} and {self.first.label}.")
+        return Source(label=self.label, title=f"{self.last.name} vs {self.first.name} conversion factor",
+                      kind=FACTOR_KIND, published="", text=text, url=self.last.fr_url)
+
+
+def variant_gaps(rows: tuple[FactorRow, ...]) -> tuple[VariantGap, ...]:
+    """Each asked year with both a QP and a non-QP conversion factor (from CY 2026): QP minus non-QP."""
+    asked = [r for r in rows if r.in_focus and not r.proposed]
+    return tuple(VariantGap(first=non, last=qp) for non in asked if non.variant == "non-QP"
+                 for qp in asked if qp.variant == "QP" and qp.cy == non.cy and qp.amount > non.amount)
+
+
+@dataclass(frozen=True, kw_only=True)
 class FactorChange:
     """A conversion factor's change from the previous CY's final one, under its own label for the guard."""
     row: FactorRow
@@ -190,7 +226,8 @@ def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
                          published="", text=r.text(), url=r.fr_url)
                   for r in rows if r.in_focus)
     across = span(rows)
-    return asked + tuple(c.source() for c in _changes(rows)) + ((across.source(),) if across else ())
+    return (asked + tuple(c.source() for c in _changes(rows)) + ((across.source(),) if across else ())
+            + tuple(g.source() for g in variant_gaps(rows)))
 
 
 def _moved(row: FactorRow) -> str:
@@ -222,9 +259,20 @@ def _rule_sentence(group: list[FactorRow]) -> str:
     return f"The CY {first.cy} {stage} rule ({first.rule_id}) {verb} " + " and ".join(parts) + "."
 
 
-def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
+_BOTH_VARIANTS = (re.compile(r"\bnon[\s-]?QP\b|\bnon[\s-]?qualifying\b", re.IGNORECASE),
+                  re.compile(r"(?<![\w-])(?<!non )QP\b|(?<!non-)(?<!non )\bqualifying APM\b", re.IGNORECASE))
+
+
+def asks_variant_gap(question: str) -> bool:
+    """The question sets the QP and the non-QP conversion factor side by side ('How much higher is the QP CF than the
+    non-QP one?')."""
+    return all(p.search(question) for p in _BOTH_VARIANTS)
+
+
+def factor_sentences(rows: tuple[FactorRow, ...], gap_first: bool = False) -> list[str]:
     """The asked conversion factors stated as list items: a sentence per rule, or a line per year when the question
-    spans more than two years, then the change across them and a caveat for amounts not read from a CMS file."""
+    spans more than two years, then the change across them, the QP minus non-QP difference of a year with both (first
+    with `gap_first`: the question asks it) and a caveat for amounts not read from a CMS file."""
     asked = [r for r in rows if r.in_focus]
     groups: dict[tuple[int, bool, str], list[FactorRow]] = {}
     for row in asked:
@@ -253,6 +301,8 @@ def factor_sentences(rows: tuple[FactorRow, ...]) -> list[str]:
             lines.insert(0, change[0].upper() + change[1:])
         else:
             lines.append(change[0].upper() + change[1:])
+    gaps = [g.sentence() for g in variant_gaps(rows)] if len(groups) <= 2 else []   # one or two years, not a trend
+    lines = gaps + lines if gap_first else lines + gaps
     doubtful = [r for r in asked if r.tag != "O"]
     if doubtful:
         lines.append("Not read from a CMS file or rule text, so check before relying on "
@@ -282,7 +332,7 @@ def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, 
     """The asked rows, the span across them, the anesthesia and GPCI summaries, for the output guard: their labels
     carry amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
     across, local, indices = span(rows), anesthesia_summary(anesthesia), gpci_summary(gpci)
-    return (tuple(r for r in rows if r.in_focus) + _changes(rows) + ((across,) if across else ())
+    return (tuple(r for r in rows if r.in_focus) + _changes(rows) + ((across,) if across else ()) + variant_gaps(rows)
             + ((local,) if local else ()) + (indices.facts() if indices else ()))
 
 

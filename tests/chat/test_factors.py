@@ -235,3 +235,17 @@ def test_a_gpci_question_answers_with_the_places_indices_from_the_gpci_file(back
     assert check_sentence("Seattle's work GPCI is 1.500 [GPCI2026 WA 02].", evidence)    # Alaska's floor, not Seattle's
     assert check_sentence("Seattle's work GPCI is 1.050 [GPCI2026 WA 02].", evidence) == ()
     assert prepare("What is the GPCI adjustment for 99214 in Seattle?", backends).gpci == ()   # a code: priced rows
+
+
+def test_qp_minus_non_qp_is_computed_checked_and_first_when_asked():
+    from carenav_core.chat.factors import asks_variant_gap, variant_gaps
+    question = "How much higher is the 2026 QP conversion factor than the non-QP one?"
+    rows = focus(question)
+    gap = variant_gaps(rows)[0]
+    assert gap.change == gap.last.amount - gap.first.amount and (gap.first.variant, gap.last.variant) == ("non-QP", "QP")
+    evidence = build_evidence([], [], checked_facts(rows))
+    sentences = factor_sentences(rows, asks_variant_gap(question))
+    assert sentences[0] == gap.sentence() and f"${gap.change}" in sentences[0]
+    assert check_sentence(sentences[0], evidence) == ()
+    assert check_sentence(sentences[0].replace(f"${gap.change}", "$0.2000"), evidence)
+    assert not asks_variant_gap("What is the CY 2026 conversion factor?")
