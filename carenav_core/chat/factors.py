@@ -155,10 +155,6 @@ class VariantGap(Span):
     def label(self) -> str:
         return f"[CF {self.last.name} vs non-QP]"
 
-    @property
-    def percent(self) -> Decimal:
-        return (self.change / self.first.amount * 100).quantize(Decimal("0.01"))
-
     def words(self) -> str:
         return (f"national PFS conversion factor {self.first.name} {self.last.name} QP non-QP difference higher more "
                 f"than {self.first.cy}")
