@@ -757,7 +757,7 @@ def data_notes(prepared: Prepared) -> tuple[str, ...]:
     each once: the product's own words, which the deterministic writer leads with; none for a question the rule text
     answers (what commenters said, a rule question) — its warning still shows."""
     plan = prepared.plan
-    if plan.comments or plan.intents == (Intent.POLICY,):
+    if plan.comments or (plan.intents == (Intent.POLICY,) and prepared.rows):
         return ()           # "What did commenters say about the proposed APCM RVUs?": the rule text answers it
     said = [w.message for w in prepared.warnings if w.kind in DATA_NOTE_KINDS]
     return tuple(dict.fromkeys(s.strip() for message in said for s in split_sentences(message) if s.strip()))

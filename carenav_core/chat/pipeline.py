@@ -206,6 +206,23 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
     return factors, anesthesia, gpci, notes
 
 
+# A question that asks for an amount: "How much does Medicare pay for ...", "What does Medicare pay for ...".
+_AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:Medicare |CMS )?pay\b|"
+                           r"\b(?:payment|reimbursement|fee) (?:amount|rate)s?\b|\bwhat is the (?:payment|fee|rate)\b",
+                           re.IGNORECASE)
+
+
+def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence, gpci: Sequence
+                  ) -> tuple[WarningEvent, ...]:
+    """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
+    that no fee schedule amount can be shown, and how to ask, instead of leaving only nearby rule text."""
+    if detection.codes or factors or anesthesia or gpci or not _AMOUNT_ASKED.search(text):
+        return ()
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="No HCPCS/CPT code or code family was recognised in "
+                         "the question, so no fee schedule amount is shown; ask with the code (for example 99213) or "
+                         "a family name (for example chronic care management)."),)
+
+
 def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
     """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
     Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
@@ -314,7 +331,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     figures = compute_figures(rows, plan)
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())
-    warnings += noted + _other_payer_note(text, rows, factors)
+    warnings += noted + _other_payer_note(text, rows, factors) + _no_code_note(text, detection, factors, anesthesia, gpci)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)

@@ -404,3 +404,13 @@ def test_a_qualifier_of_one_family_member_asks_for_that_member(backends, questio
     assert prepared.plan.focus_codes == (code,)
     assert {r.hcpcs for r in prepared.rows if r.in_focus} == {code}
     assert len(prepare("What does TCM pay in 2026?", backends, today=TODAY).plan.focus_codes) == 2
+
+
+def test_an_amount_asked_without_a_code_says_no_code_was_recognised_first(backends):
+    prepared = prepare("What does Medicare pay for a 30-minute phone call with an established patient in 2026?",
+                       backends, today=TODAY)
+    note = next(w.message for w in prepared.warnings if w.kind is WarningKind.NOT_IN_DATA)
+    assert "No HCPCS/CPT code or code family was recognised" in note and not prepared.rows
+    assert said(prepared).split("\n\n")[1].strip() == note
+    rule = prepare("How does CMS pay RHCs for care management?", backends, today=TODAY)
+    assert not any("was recognised" in w.message for w in rule.warnings)
