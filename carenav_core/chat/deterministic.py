@@ -21,7 +21,8 @@ from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesi
 from carenav_core.chat.figures import MEASURED, Figure, FigureKind, families_compared, measured_fields
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
-from carenav_core.chat.plan import ASKS_RULE, COMMENTS, MOST_CHANGE, Intent, QuestionPlan, Setting, listed
+from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
+                                    listed)
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
@@ -383,7 +384,6 @@ _WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECAS
 # "What are the top 3 highest paid CCM codes?", "Rank the BHI codes by 2026 payment"
 _RANKING = re.compile(r"\btop\s+(?P<n>\d{1,2}|two|three|four|five)\b|\brank(?:ed|ing|s)?\b|\b(?:order|sort)(?:ed)? by\b",
                       re.IGNORECASE)
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 
 
 def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
@@ -395,7 +395,7 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     if not m or len({r.hcpcs for r in focus}) < 3 or len(years) != 1:
         return []
     count = m.group("n")
-    top = int(_NUMBER_WORDS.get(count.lower(), count)) if count else len(focus)
+    top = int(COUNT_WORDS.get(count.lower(), count)) if count else len(focus)
     (year,) = years
     fields = MEASURED["work_rvu"] if plan.measure == "work_rvu" else \
         measured_fields(replace(plan, measure="payment"))

@@ -266,17 +266,13 @@ def _place_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list
     return figures
 
 
-# What a setting gap compares per measure: (words, non-facility field, facility field).
-_GAP_FIELDS = {"payment": ("payment", "payment_nonfac", "payment_fac"),
-               "pe_rvu": ("PE RVU", "pe_nonfac_rvu", "pe_fac_rvu"),
-               "total_rvu": ("total RVU", "total_nonfac", "total_fac")}
-
-
 def _setting_gaps(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """"What is the difference between the facility and non-facility payment for 99214 in 2026?": per asked code
     and row in focus, the non-facility amount minus the facility amount of the measure asked (payment, PE RVU or
     total RVU; work and malpractice RVUs have one value), relative to the facility amount."""
-    what, nonfac, fac = _GAP_FIELDS.get(plan.measure, _GAP_FIELDS["payment"])
+    pair = MEASURED.get(plan.measure, ())
+    (name, nonfac), (_, fac) = pair if len(pair) == 2 else MEASURED["payment"]
+    what = name.removeprefix("non-facility").strip() or "payment"         # "PE RVU", "total RVU" or "payment"
     figures = []
     for row in modifier_rows(rows, plan.modifier):
         if not row.in_focus or row.hcpcs not in plan.focus_codes:

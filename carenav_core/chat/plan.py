@@ -210,7 +210,7 @@ _GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|
                   r"between)\b", re.IGNORECASE)
 
 
-_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "twice": 2}
 _COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
 
@@ -233,7 +233,7 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
             m = re.search(pattern, text, re.IGNORECASE)
             if m:
                 word = next(g for g in m.groups() if g).lower()
-                count = _COUNT_WORDS.get(word) or int(word)
+                count = COUNT_WORDS.get(word) or int(word)
                 if count > 1:
                     found[code] = count
                 break
@@ -249,22 +249,22 @@ def asks_setting_gap(text: str) -> bool:
     >>> asks_setting_gap("What does 99214 pay in a facility?"), asks_setting_gap("99214 payment in 2026")
     (False, False)
     """
+    non_facility, facility, lowered = _settings_named(text)
+    return non_facility and facility and bool(_GAP.search(lowered))
+
+
+def _settings_named(text: str) -> tuple[bool, bool, str]:
+    """(names the non-facility setting, names the facility setting, the lowered text read); "office visit" names the
+    E/M family, not the office setting."""
     lowered = text.lower()
     for name in _family_names():
         if "office" in name:
             lowered = lowered.replace(name, " ")
-    both = bool(_NON_FACILITY.search(lowered)) and bool(_FACILITY.search(_NON_FACILITY.sub(" ", lowered)))
-    return both and bool(_GAP.search(lowered))
+    return (bool(_NON_FACILITY.search(lowered)), bool(_FACILITY.search(_NON_FACILITY.sub(" ", lowered))), lowered)
 
 
 def _setting(text: str) -> Setting:
-    lowered = text.lower()
-    for name in _family_names():        # "office visit" names the E/M family, not the office setting
-        if "office" in name:
-            lowered = lowered.replace(name, " ")
-    text = lowered
-    non_facility = bool(_NON_FACILITY.search(text))
-    facility = bool(_FACILITY.search(_NON_FACILITY.sub(" ", text)))
+    non_facility, facility, _ = _settings_named(text)
     if non_facility == facility:
         return Setting.BOTH
     return Setting.NON_FACILITY if non_facility else Setting.FACILITY
