@@ -73,6 +73,21 @@ def bench_quality(store: Store, queries: tuple[LabelledQuery, ...]) -> None:
             print(quality(store, queries, "hybrid", split, ranking, texts).line(f"hybrid, {name}"))
 
 
+def bench_weak_match(store: Store, queries: tuple[LabelledQuery, ...]) -> None:
+    """The best hit's re-ranker score of each labelled query, positives and negatives per half, against the
+    weak-match line (search.WEAK_MATCH: chosen on the tuning half; the held-out half is read, never fitted)."""
+    from carenav_core.retrieval.search import WEAK_MATCH
+    for split in ("tuning", "heldout"):
+        for negative in (False, True):
+            chosen = [q for q in queries if q.split == split and q.negative == negative]
+            best = sorted(hits[0].score if hits else 0.0 for hits in
+                          (retrieve(store, q.question, 5, ("rules",)).hits for q in chosen))
+            below = sum(score < WEAK_MATCH for score in best)
+            print(f"{split:8} {'negatives' if negative else 'positives'}: {len(chosen):3d} queries, best score "
+                  f"min {best[0]:.2f} / median {statistics.median(best):.2f} / max {best[-1]:.2f}; "
+                  f"{below} below the weak-match line {WEAK_MATCH}")
+
+
 def _percentiles(samples: list[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
     return f"p50 {ms[len(ms) // 2]:.1f} ms, p95 {ms[int(len(ms) * 0.95) - 1]:.1f} ms"
@@ -195,6 +210,8 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=100_000)
     parser.add_argument("--skip-build", action="store_true", help="use the existing index as is")
     parser.add_argument("--quality-only", action="store_true", help="only the labelled-set figures and latency")
+    parser.add_argument("--weak-match", action="store_true",
+                        help="only the best hit's score of positives and negatives per half, against WEAK_MATCH")
     args = parser.parse_args()
     settings = Settings()
     store = Store(settings)
@@ -205,6 +222,9 @@ def main() -> None:
         print(f"indexed {report.documents} documents: {report.chunks_embedded} chunks embedded at "
               f"{report.chunks_per_second:.1f} chunks/s")
     queries = load_labelled()
+    if args.weak_match:
+        bench_weak_match(store, queries)
+        return
     bench_quality(store, queries)
     bench_real_corpus(store, queries)
     if args.quality_only:

@@ -75,8 +75,8 @@ def _print(event: ChatEvent) -> None:
 def _print_end(done: Answer) -> None:
     print("\n\nSources cited:")
     for source in done.cited:
-        speaker = f"; {source.speaker}" if source.speaker else ""
-        print(f"  {source.label} {source.title[:70]} ({source.published}{speaker}) {source.url}")
+        about = "; ".join(part for part in (source.published, source.speaker) if part) or source.kind
+        print(f"  {source.label} {source.title[:70]} ({about}) {source.url}")
     if done.also_retrieved:
         print("Also retrieved: " + " ".join(s.label for s in done.also_retrieved))
     print(f"(written by: {done.writer}; sentences withheld: {len(done.withheld)})")

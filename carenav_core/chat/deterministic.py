@@ -18,7 +18,8 @@ from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
                                        asks_variant_gap, factor_sentences, gpci_summary)
-from carenav_core.chat.figures import MEASURED, Figure, FigureKind, families_compared, measured_fields
+from carenav_core.chat.figures import (MEASURED, UNPAID_STATUS, Figure, FigureKind, families_compared,
+                                       measured_fields)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
@@ -39,7 +40,8 @@ FIXED_SENTENCES = frozenset({NO_MODEL_NOTICE, NOTHING_FOUND, NO_COMMENTS})     #
 DEFINITION_KIND = "code family definition"
 # Warnings that say the loaded data do not hold what was asked (a year, a modifier, another payer's amounts): the
 # answer's prose says them first too, so an amount shown instead is never read as the asked one.
-DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NOT_FOUND, WarningKind.NOT_IN_DATA})
+DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NOT_FOUND, WarningKind.NOT_IN_DATA,
+                             WarningKind.WEAK_MATCH})
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 # excerpts made by code, never quoted as rule text
 NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})
@@ -141,11 +143,6 @@ def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) ->
     return ", ".join(said) + ", " if said else ""
 
 
-# PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
-# excluded, not valid for Medicare, measurement only, non-covered): RVUs times the CF is no payment for them.
-# A, R, T are paid; C is priced by the contractor; J (anesthesia) is paid by the anesthesia formula.
-UNPAID_STATUS = frozenset("BDEFGHIMNPX")
-
 
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
                  status: bool = False, parts: frozenset[str] = frozenset()) -> str:
@@ -240,8 +237,24 @@ def _setting_gap(figure: Figure) -> str:
             f"vs {_amount(figure, figure.inputs[1])}{share}) {figure.label}.")
 
 
+def _volume(figure: Figure) -> str:
+    """'In CY2026, 1,200 × G0557 (100 a month × 12 months) bring in $64,536.00 at the national non-facility payment
+    (1,200 × $53.78) [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    stage = " (proposed)" if "NPRM" in figure.label else ""
+    services = figure.counts[0]
+    how = f" ({figure.how})" if figure.how else ""
+    each = _amount(figure, figure.inputs[0])
+    if figure.money:
+        what = f"bring in ${figure.value:,} at the {_payment_words(figure)}"
+    else:
+        what = f"add up to {figure.value} {figure.setting}s"
+    return (f"{'In CY' + year.group(1) + stage + ', ' if year else ''}{services:,} × {figure.codes[0]}{how} {what} "
+            f"({services:,} × {each}) {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
-         FigureKind.SETTING_GAP: _setting_gap}
+         FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -5,6 +5,7 @@ computed number only in a sentence citing that label. The model computes nothing
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
@@ -12,6 +13,7 @@ from itertools import combinations, pairwise
 from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.codes.families import payment_unit
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 
 CENT = Decimal("0.01")
@@ -25,6 +27,7 @@ class FigureKind(StrEnum):
     TOTAL = "total"                # codes billed together, same vintage
     DRIVER = "driver"              # what moved a change: total RVUs and conversion factor (payment = RVUs x CF)
     SETTING_GAP = "setting gap"    # one row: its non-facility amount minus its facility amount
+    VOLUME = "volume"              # one row's amount times the payments a volume bills ("100 patients a month")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +42,8 @@ class Figure:
     value: Decimal                 # dollars: difference, change or total
     percent: Decimal | None        # percent difference / change (None for totals or a zero base)
     place: str = ""                # the payment locality of the rows ("" national)
-    counts: tuple[int, ...] = ()   # a total's count per input ("2 × 99498"; () = one of each)
+    counts: tuple[int, ...] = ()   # a total's count per input ("2 × 99498"; () = one of each); a volume's payments
+    how: str = ""                  # a volume's arithmetic in words ("100 a month × 12 months")
 
     @property
     def money(self) -> bool:
@@ -53,14 +57,19 @@ class Figure:
 
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
-        found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each()]
+        found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each(), *self.written()]
         if self.percent is not None:
             found += [self.percent, abs(self.percent)]
         return tuple(found)
 
     def each(self) -> tuple[Decimal, ...]:
         """A counted total's amount of one unit per input (its input divided by its count)."""
-        return tuple(a / c for a, c in zip(self.inputs, self.counts)) if self.counts else ()
+        return tuple(a / c for a, c in zip(self.inputs, self.counts)) if self.counts and \
+            self.kind is FigureKind.TOTAL else ()
+
+    def written(self) -> tuple[Decimal, ...]:
+        """The counts a volume's arithmetic states ("100 a month × 12 months")."""
+        return tuple(Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", self.how))
 
     def words(self) -> str:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
@@ -70,7 +79,9 @@ class Figure:
                 FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
                                    "value units conversion factor payment times",
                 FigureKind.SETTING_GAP: "difference gap more less than higher lower compared between non-facility "
-                                        "facility office setting"}[self.kind]
+                                        "facility office setting",
+                FigureKind.VOLUME: "volume billed bills brings brought earn earns revenue total times each patients "
+                                   "month months year a week weeks services payments once calendar"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -288,6 +299,40 @@ def _setting_gaps(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figu
     return figures
 
 
+def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What would G0557 bring in for 100 patients a month for a year?": per row in focus of an asked code (a code
+    written out, else the family's members), its amount times the payments the volume bills (`Volume.services`: a
+    code paid per calendar month is billed once per patient per month when a yearly panel is asked). Of a family
+    asked by name, its add-on codes (global period ZZZ) are left out: a volume of patients bills a base code."""
+    volume = plan.volume
+    if volume is None:
+        return []
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.hcpcs not in plan.focus_codes or row.status in UNPAID_STATUS or \
+                (not plan.named_codes and row.global_days == "ZZZ"):
+            continue
+        services, how = volume.services(payment_unit(row.hcpcs) == "per calendar month")
+        amounts: dict[Decimal, list[str]] = {}          # one figure for both settings when they pay the same
+        for setting, field in measured_fields(plan):
+            if getattr(row, field) is not None:
+                amounts.setdefault(getattr(row, field), []).append(setting)
+        for amount, settings in amounts.items():
+            setting = " and ".join(settings)
+            value = amount * services
+            figures.append(Figure(kind=FigureKind.VOLUME, setting=setting, codes=(_name(row),), rows=(row.label,),
+                                  label=f"[computed: {services} × {_name(row)}, {_short(row.label)}]",
+                                  inputs=(amount,), value=value if "RVU" in setting else _cents(value),
+                                  percent=None, place=row.locality, counts=(services,), how=how))
+    return figures
+
+
+# PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
+# excluded, not valid for Medicare, measurement only, non-covered): RVUs times the CF is no payment for them (nor a
+# volume of them). A, R, T are paid; C is priced by the contractor; J (anesthesia) is paid by the anesthesia formula.
+UNPAID_STATUS = frozenset("BDEFGHIMNPX")
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
@@ -302,4 +347,5 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _changes(rows, plan)
     if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units):
         figures += _totals(rows, plan)
+    figures += _volumes(rows, plan)
     return tuple(figures)

@@ -223,6 +223,19 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                          "a family name (for example chronic care management)."),)
 
 
+def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
+    """A rule-text question (no fee-schedule rows answer it) whose best paragraph scores below the weak-match line, or
+    that uses words no indexed paragraph contains ("What are the IRMAA income brackets?"): says that the excerpts are
+    only the nearest the indexed rules hold, and names the words never found."""
+    if not (found.weak or found.unknown):
+        return ()
+    never = (" The indexed rule text never mentions " + " or ".join(f"“{w}”" for w in found.unknown) + ".") \
+        if found.unknown else ""
+    return (WarningEvent(kind=WarningKind.WEAK_MATCH, message="No indexed Federal Register paragraph matches this "
+                         "question closely: the excerpts below are the nearest the indexed rules hold, and may not "
+                         "answer it." + never),)
+
+
 def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
     """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
     Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
@@ -343,11 +356,13 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
+    weak = () if rows or factors or anesthesia or gpci or found.warnings else _weak_match_note(found)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
                     indicators=indicators,
-                    warnings=warnings + problems + store_warnings + indexing + other_rules_note(text, plan, sources))
+                    warnings=warnings + problems + store_warnings + indexing + weak
+                    + other_rules_note(text, plan, sources))
 
 
 # Which kind of rule document a question names, as Source.kind writes it.

@@ -131,6 +131,7 @@ class QuestionPlan:
     reasons: bool = False                # "Why did 99490's payment go up in 2026?": what moved it (RVUs, CF)
     setting_gap: bool = False            # "the difference between the facility and non-facility payment": per row
     units: tuple[tuple[str, int], ...] = ()   # "99497 plus two units of 99498": (code, count) of a count above one
+    volume: Volume | None = None         # "100 patients a month for a year": what the codes bring in at that volume
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -165,7 +166,10 @@ class QuestionPlan:
         why = "why it changed (total RVUs and conversion factor)" if self.reasons else ""
         modifier = f"modifier {self.modifier} rows" if self.modifier else ""
         parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
-        return "; ".join(part for part in (self._what(), why, modifier, parts, said, where, self._when(),
+        counted = ("billed " + listed([f"{n} × {code}" for code, n in self.units])) if self.units else ""
+        volume = f"at a volume of {self.volume.describe()}" if self.volume else ""
+        return "; ".join(part for part in (self._what(), why, modifier, parts, counted, volume, said, where,
+                                           self._when(),
                                            self.setting.value) if part)
 
     def _what(self) -> str:
@@ -238,6 +242,102 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
                     found[code] = count
                 break
     return tuple(found.items())
+
+
+@dataclass(frozen=True)
+class Volume:
+    """A volume the question prices ("100 patients a month for a year", "a panel of 500 CCM patients annually",
+    "40 visits a week"): `count` of `noun` per `per` ("month", "week", "year" or "" for no rate), over `months`
+    months (0: no span written; a yearly word makes 12)."""
+    count: int
+    noun: str
+    per: str = ""
+    months: int = 0
+
+    def describe(self) -> str:
+        """'100 patients a month for 12 months', 'a panel of 500 patients over 12 months', '250 visits'."""
+        rate = f" a {self.per}" if self.per else ""
+        span = f" for {self.months} months" if self.months else ""
+        return f"{self.count:,} {self.noun}{rate}{span}"
+
+    def services(self, monthly: bool) -> tuple[int, str]:
+        """How many payments the volume bills, and how (for the sentence): a rate times the span's periods; a
+        yearly count (or a count over a span) of patients of a code paid per calendar month, once per patient per
+        month; otherwise the count itself (one payment each)."""
+        months = self.months
+        if self.per == "month":
+            n = max(months, 1)
+            return self.count * n, (f"{self.count:,} a month × {n} months" if months else "")
+        if self.per == "week":
+            weeks = round(months * 52 / 12) if months else 1
+            return self.count * weeks, (f"{self.count:,} a week × {weeks} weeks" if months else "")
+        if self.per == "year" and months > 12:
+            return self.count * (months // 12), f"{self.count:,} a year × {months // 12} years"
+        if monthly and months and self.noun in _PEOPLE:
+            return self.count * months, f"{self.count:,} patients each billed once a calendar month × {months} months"
+        return self.count, ""
+
+
+_PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
+_VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
+                          r"visits?|services?|claims?|encounters?|calls?|sessions?|(?-i:[A-Z]{2,5}s))\b", re.IGNORECASE)
+_NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
+          "enrollee": "enrollees", "member": "members"}
+_VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<between>(?:[A-Za-z][\w/&-]*\s+){0,3}?)"
+                     + _VOLUME_NOUN.pattern, re.IGNORECASE)
+_PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr)\b|"
+                  r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum)\b)", re.IGNORECASE)
+_SPAN = re.compile(r"\b(?:for|over|across|in|during)\s+(?:a|one|(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|"
+                   r"nine|ten|eleven|twelve|eighteen|twenty-four))\s+(?:full\s+|whole\s+|calendar\s+)?"
+                   r"(?P<unit>years?|months?)\b", re.IGNORECASE)
+_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|per annum|each year|every year|a yr)\b",
+                     re.IGNORECASE)
+# Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
+# "20 minutes for patients")
+_NOT_BETWEEN = re.compile(r"\b(?:for|of|with|to|in|at|per|an?|the|and|or|pays?|paid|is|are|be|by|from|on|minutes?|"
+                          r"mins?|hours?|days?|percent|conditions?|RVUs?|dollars?)\b", re.IGNORECASE)
+_SPAN_NUMBERS = COUNT_WORDS | {"one": 1, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24}
+
+
+def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
+    """The volume a question prices, if it writes one: a count of patients, visits, claims or services (not one of
+    the codes or years written), its rate ("a month", "per week", "annually") and the span ("for a year", "over 6
+    months", "annual").
+
+    >>> asked_volume("What would a practice earn billing G0557 for 100 patients a month for a year?")
+    Volume(count=100, noun='patients', per='month', months=12)
+    >>> asked_volume("annual revenue for a panel of 500 CCM patients")
+    Volume(count=500, noun='patients', per='', months=12)
+    >>> asked_volume("What does 99487 pay for patients with 3 chronic conditions?") is None
+    True
+    >>> asked_volume("99490 for 60 minutes with 2 patients") , asked_volume("99490 in 2026") is None
+    (Volume(count=2, noun='patients', per='', months=0), True)
+    """
+    for m in _VOLUME.finditer(text):
+        count = int(m.group("count").replace(",", ""))
+        if m.group("count") in codes or count < 2 or (1900 <= count <= 2099 and "," not in m.group("count")):
+            continue
+        if _NOT_BETWEEN.search(m.group("between")):
+            continue
+        noun = m.group("noun")
+        noun = noun if noun[:-1].isupper() else _NOUNS.get(noun.lower(), noun.lower().rstrip("s") + "s")
+        rate = _PER.match(text[m.end():])
+        per = ""
+        if rate:
+            word = (rate.group("per") or rate.group("adverb")).lower()
+            per = "month" if word.startswith("mo") else "week" if word.startswith("w") else "year"
+        span = _SPAN.search(text)
+        months = 0
+        if span:
+            n = span.group("n")
+            n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
+            months = n * 12 if span.group("unit").lower().startswith("y") else n
+        elif per == "year" or _YEARLY.search(text):
+            months = 12
+        if per == "year" and months <= 12:
+            per, months = "", 12
+        return Volume(count=count, noun=noun, per=per, months=months)
+    return None
 
 
 def asks_setting_gap(text: str) -> bool:
@@ -382,9 +482,10 @@ def _about_values(text: str) -> bool:
 
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
-             written: bool = True, counted: bool = False) -> tuple[Intent, ...]:
+             written: bool = True, counted: bool = False, volume: bool = False) -> tuple[Intent, ...]:
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
-    `counted`: a written code is billed more than once ("two units of 99498"), which makes a total."""
+    `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `volume`: the
+    question prices a volume ("100 patients a month"), which the rows answer."""
     if not codes:
         return (Intent.POLICY,)
     found = []
@@ -406,7 +507,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
             ((asked_parts(text) or asked_indicators(text) or _RVU_NAMED.search(text)) and
              not _QUALIFIED.search(text)) or \
-            (not found and not _POLICY_ASK.search(text) and not _topical(text)):
+            (not found and not _POLICY_ASK.search(text) and not _topical(text)) or volume:
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
         found.append(Intent.POLICY)
@@ -541,10 +642,11 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     measure = _measure(text)
     units = asked_units(text, named)
+    volume = asked_volume(text, detection.codes) if detection.codes else None
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since, reasons, bool(named), bool(units)),
+                        intents=_intents(text, focus, years, since, reasons, bool(named), bool(units), bool(volume)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
-                        setting_gap=asks_setting_gap(text), units=units)
+                        setting_gap=asks_setting_gap(text), units=units, volume=volume)

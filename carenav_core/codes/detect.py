@@ -72,7 +72,8 @@ def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[s
             by_synonym[_normal(synonym)] = family.key
     alternatives = sorted(by_synonym, key=len, reverse=True)
     parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s)) for s in alternatives]
-    pattern = re.compile(r"(?<![\w])(" + "|".join(parts) + r")(?![\w])", re.IGNORECASE)
+    # a plural or possessive is the family too ("40 AWVs a week", "CCM's time rules")
+    pattern = re.compile(r"(?<![\w])(" + "|".join(parts) + r")(?:'?s|’s)?(?![\w])", re.IGNORECASE)
     by_code = {code: family.key for family in families for code in family.codes}
     return pattern, by_synonym, by_code
 

@@ -69,14 +69,45 @@ def computed_from_rows(citation: str, rows: Sequence[ValuationRow]) -> bool:
     True
     >>> computed_from_rows("computed: 99490, PFS CY2019 RVU19A → PFS CY2026 RVU26C", rows)
     False
+    >>> computed_from_rows("computed: 1200 × 99490, PFS CY2026 RVU26C", rows)
+    True
     """
     text = citation.strip().strip("[]")
     if not text.startswith("computed:"):
         return False
     codes_part, _, labels_part = text.removeprefix("computed:").partition(",")
+    codes_part = re.sub(r"\b\d+\s*×\s*", " ", codes_part)        # a count billed ("1200 × G0557"), not a code
     codes = set(re.findall(r"[A-Z0-9]{5}", codes_part))
     labels = {key(part) for part in re.split(r"\s*→\s*", labels_part) if part.strip()}
     return bool(codes and labels) and codes <= {r.hcpcs for r in rows} and labels <= {key(r.label) for r in rows}
+
+
+def volume_numbers(question: str, rows: Sequence[ValuationRow]) -> set[Decimal]:
+    """What a volume the question writes may bill (this harness's own reading): the counts it writes (not codes or
+    years), 12 months for a year and 52 weeks for a year of weeks, their products, and each row payment times each
+    (cents half-up).
+
+    >>> from types import SimpleNamespace as R
+    >>> found = volume_numbers("G0557 for 100 patients a month for a year", [R(payment_nonfac=Decimal("53.78"),
+    ...                                                                        payment_fac=None)])
+    >>> Decimal("1200") in found and Decimal("64536.00") in found
+    True
+    """
+    written = re.findall(r"(?<![\w.$])\d{1,3}(?:,\d{3})+(?![\d.])|(?<![\w.$,])\d{1,6}(?![\w.,])", question)
+    counts = {Decimal(n.replace(",", "")) for n in written if "," in n or len(n) != 5}     # 99490 is a code
+    counts = {c for c in counts if c > 1 and not (1900 <= c <= 2099)}
+    if re.search(r"\b(?:year|annual|yearly|annually|yr)\b", question, re.IGNORECASE):
+        counts |= {Decimal(12)} | ({Decimal(52)} if re.search(r"\bweek", question, re.IGNORECASE) else set())
+    months = re.search(r"\b(\d{1,2})\s+months?\b", question)
+    counts |= {Decimal(months.group(1))} if months else set()
+    products = counts | {a * b for a in counts for b in counts if a is not b}
+    found = set(products)
+    for setting in ("payment_nonfac", "payment_fac"):
+        for row in rows:
+            amount = getattr(row, setting, None)
+            if amount is not None:
+                found |= {(amount * n).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) for n in products}
+    return found
 
 
 def derived_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
@@ -167,8 +198,8 @@ def _text(row: tuple | None) -> list[str] | None:
 def _score_prose(score: QuestionScore, done: Answer) -> None:
     prose, rows = done.released_text, done.rows
     cited_text = " ".join(s.text for s in done.cited)
-    allowed = _row_numbers(rows) | set(facts(cited_text)) | {Decimal(n.replace(",", "")) for n in
-                                                              re.findall(r"\d[\d,]*(?:\.\d+)?", cited_text)}
+    allowed = _row_numbers(rows) | volume_numbers(score.text, rows) | set(facts(cited_text)) | {
+        Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", cited_text)}
     stated = facts(prose)
     score.numbers = len(stated)
     score.untraced = [str(n) for n in stated if n not in allowed]

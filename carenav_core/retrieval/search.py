@@ -4,6 +4,7 @@ and empty results: these functions never raise into the chat."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -27,6 +28,12 @@ log = logging.getLogger(__name__)
 
 RRF_K = 60          # reciprocal rank fusion constant (Cormack et al. 2009), for the fusion-only baseline
 POOL = 50           # candidates each ranker (BM25, vector) hands to the re-ranker
+# The re-ranker's score of a `rules` question's best paragraph below which no paragraph matches it closely. Chosen
+# on the TUNING half of data/eval/retrieval_queries.toml (2026-12-02, bench/bench_retrieval.py --weak-match): its 99
+# positives' best scores start at 4.00 (in sample: the query adapter was fitted on them) and its 8 negatives' reach
+# 3.75; 3.5 leaves a margin for unseen questions. Held-out half, read once after the choice: 0 of 69 positives
+# below it, 4 of 8 negatives. Refit with the re-ranker's weights (the score's scale is theirs).
+WEAK_MATCH = 3.5
 EF_SEARCH = 64      # pgvector 0.6 filters after the HNSW walk: look wider than the pool
 
 
@@ -77,6 +84,8 @@ class SearchResult:
     """Hits best first, and warnings the caller can show (database down, index mismatch...)."""
     hits: tuple[Hit, ...] = ()
     warnings: tuple[str, ...] = ()
+    weak: bool = False              # rules: the best paragraph scores below WEAK_MATCH (nothing matches closely)
+    unknown: tuple[str, ...] = ()   # the question's words no indexed paragraph contains ("IRMAA"), as written
 
 
 def _hit(row, score: float) -> Hit:
@@ -134,6 +143,7 @@ class Candidates:
     coverage: np.ndarray
     index: LexicalIndex
     query: QueryPlan
+    lexemes: tuple[str, ...] = ()   # the question's lexemes (PostgreSQL's english configuration)
 
 
 @contextmanager
@@ -185,7 +195,8 @@ def candidates(conn, store: Store, question: str, collections: tuple[str, ...], 
         "lexical": [int(i) for i in lexical]}).all() if r.id in index.row_of]
     return Candidates(ids=[r.id for r in found], positions=[index.row_of[r.id] for r in found], bm25=bm25,
                       coverage=coverage, similarity=np.array([float(r.similarity) for r in found]),
-                      semantic=np.array([bool(r.semantic) for r in found]), index=index, query=plan(question))
+                      semantic=np.array([bool(r.semantic) for r in found]), index=index, query=plan(question),
+                      lexemes=tuple(lexemes))
 
 
 def _order(found: Candidates, mode: str, ranking: Ranking) -> list[tuple[int, float]]:
@@ -241,9 +252,24 @@ def retrieve(store: Store, question: str, k: int, collections: tuple[str, ...], 
         with _one_state(store) as conn:
             found = candidates(conn, store, question, collections, since, max(POOL, k), embedding, ranking.adapt)
             hits = _best_hits(conn, found, _order(found, mode, ranking), k, ranking)
-        return SearchResult(hits=tuple(hits))
+        weak = collections == ("rules",) and mode == "hybrid" and ranking == RANKING and \
+            (not hits or hits[0].score < WEAK_MATCH)
+        return SearchResult(hits=tuple(hits), weak=weak, unknown=unknown_words(question, found))
     except STORE_ERRORS as exc:  # the chat shows the warning instead of failing
         return _failed("rule-text search", exc)
+
+
+def unknown_words(question: str, found: Candidates) -> tuple[str, ...]:
+    """The question's words (alphabetic, three letters or more) whose lexeme no indexed paragraph of the searched
+    collections contains, as the question writes them: "IRMAA", "brackets" of "What are the IRMAA income brackets?"."""
+    missing = [lexeme for lexeme in found.lexemes
+               if lexeme.isalpha() and len(lexeme) >= 3 and lexeme not in found.index.postings]
+    words = re.findall(r"[A-Za-z]{3,}", question)
+    said = []
+    for lexeme in missing:
+        n = len(lexeme) - 1                  # "penalti" is "penalty", "colonoscopi" "colonoscopy", "bracket" "brackets"
+        said += [w for w in words if w.lower()[:n] == lexeme[:n]][:1]
+    return tuple(sorted(dict.fromkeys(said), key=words.index))
 
 
 def _with_responses(hits: list[Hit], k: int, known: dict) -> list[Hit]:
@@ -342,7 +368,8 @@ def merge(retrieved: SearchResult, cited: SearchResult) -> SearchResult:
     ids = {h.chunk_id for h in retrieved.hits}
     extra = [h for h in cited.hits if h.chunk_id not in ids and not ids.add(h.chunk_id)]
     return SearchResult(hits=retrieved.hits + tuple(extra),
-                        warnings=tuple(dict.fromkeys(retrieved.warnings + cited.warnings)))
+                        warnings=tuple(dict.fromkeys(retrieved.warnings + cited.warnings)),
+                        weak=retrieved.weak, unknown=retrieved.unknown)
 
 
 _EXACT = text(f"""

@@ -67,6 +67,19 @@ class Profile:
         """Names of the fields that are Unknown, in intake order."""
         return tuple(f.name for f in fields(self) if is_unknown(getattr(self, f.name)))
 
+    @property
+    def couple(self) -> Maybe[bool]:
+        """Couple limits apply (SSI-related Apple Health, the Medicare Savings Programs, Extra Help): married and
+        living together. A married person in a household of one lives apart from the spouse, and only spouses who
+        live together count each other's income and resources (WAC 182-506-0015, 182-512-0960(1)(e))."""
+        if self.married is True and self.household_size == 1:
+            return False
+        return self.married
+
+    def lives_apart_from_spouse(self) -> bool:
+        """Married, in a household of one."""
+        return self.married is True and self.household_size == 1
+
     def cares_for_another(self) -> bool:
         """The person screened is an unpaid caregiver of someone else and is not themselves receiving care."""
         return (self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
@@ -160,6 +173,15 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
+    no_medicare = not is_unknown(profile.medicare_parts) and not profile.medicare_parts
+    if no_medicare and profile.extra_help is True:
+        found.append("The answers say enrolled in Extra Help but no Medicare; Extra Help is only for people with "
+                     "Medicare. Please check the Medicare answer.")
+    if profile.lives_apart_from_spouse():
+        found.append("The answers say married with a household of one person: read as living apart from the spouse, "
+                     "so single limits are used for Apple Health, the Medicare Savings Programs and Extra Help (only "
+                     "spouses who live together count each other's income and resources). If the spouse lives in "
+                     "the home, the household is two people; please check the household size.")
     if not is_unknown(profile.age) and profile.age < 18:
         found.append(f"The age given is {profile.age}. These programs are for adults; please check the age.")
     return tuple(found)

@@ -414,3 +414,44 @@ def test_an_amount_asked_without_a_code_says_no_code_was_recognised_first(backen
     assert said(prepared).split("\n\n")[1].strip() == note
     rule = prepare("How does CMS pay RHCs for care management?", backends, today=TODAY)
     assert not any("was recognised" in w.message for w in rule.warnings)
+
+
+@pytest.mark.parametrize("question, services, how", [
+    # a monthly rate over a span: the rate times the months
+    ("What would a practice earn billing G0557 for 100 patients a month for a year?", {"G0557": 1200}, "100 a month"),
+    # a yearly panel of a code paid per calendar month: each patient billed once a month
+    ("What is the annual revenue of 99490 for a panel of 250 patients?", {"99490": 3000}, "250 patients each"),
+    # a weekly rate over a year, a family named in the plural
+    ("If we do 40 AWVs a week what does that bring in per year?", {"G0438": 2080, "G0439": 2080}, "40 a week"),
+    # a count of services paid per service: the count itself
+    ("How much would 1,200 claims of 99214 pay in 2026?", {"99214": 1200}, ""),
+])
+def test_a_volume_asked_is_priced_as_the_rows_amount_times_the_payments_it_bills(backends, question, services, how):
+    prepared = prepare(question, backends, today=TODAY)
+    volumes = [f for f in prepared.figures if f.kind is FigureKind.VOLUME]
+    assert {f.codes[0]: f.counts[0] for f in volumes} == services
+    rows = {r.label + r.hcpcs: r for r in prepared.rows}
+    for figure in volumes:
+        row = rows[figure.rows[0] + figure.codes[0]]
+        field = "payment_fac" if figure.setting == "facility" else "payment_nonfac"
+        assert figure.value == (getattr(row, field) * figure.counts[0]).quantize(figure.value)
+        assert figure.how.startswith(how)
+    text = said(prepared)
+    first = next(line for line in text.splitlines() if line.startswith("- "))
+    assert volumes[0].label in first and f"${volumes[0].value:,}" in first     # the volume's amount leads
+    assert Intent.POLICY not in prepared.plan.intents
+
+
+def test_a_family_volume_leaves_out_add_ons_and_numbers_that_are_not_volumes():
+    assert plan("What does 99487 pay for patients with 3 chronic conditions?").volume is None
+    assert plan("99490 for 20 minutes of clinical staff time in 2026").volume is None
+    assert plan("What did 99213 pay in 2025 for established patients?").volume is None
+    volume = plan("annual revenue for a panel of 500 CCM patients").volume
+    assert volume is not None and volume.services(monthly=True)[0] == 6000 and volume.services(monthly=False)[0] == 500
+
+
+def test_a_family_volume_prices_base_codes_only(backends):
+    prepared = prepare("annual revenue for a panel of 500 CCM patients", backends, today=TODAY)
+    priced = {f.codes[0] for f in prepared.figures if f.kind is FigureKind.VOLUME}
+    add_ons = {r.hcpcs for r in prepared.rows if r.global_days == "ZZZ"}
+    assert priced and add_ons and not priced & add_ons

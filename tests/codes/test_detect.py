@@ -43,9 +43,15 @@ def test_families_by_name_or_synonym(text, family):
     assert detection.explicit == ()
 
 
-@pytest.mark.parametrize("text", ["TCMs are not APCMs", "XCCM", "CCMx", "PCM2", "apcm_x"])
+@pytest.mark.parametrize("text", ["XCCM", "CCMx", "PCM2", "apcm_x", "TCMSx", "the CCMed list"])
 def test_word_boundaries(text):
     assert detect(text).families == ()
+
+
+@pytest.mark.parametrize("text, families", [("TCMs are not APCMs", ("APCM", "TCM")), ("40 AWVs a week", ("AWV",)),
+                                            ("CCM's time rules", ("CCM",))])
+def test_a_family_named_in_the_plural_or_possessive_is_that_family(text, families):
+    assert sorted(detect(text).families) == sorted(families)
 
 
 def test_member_code_pulls_in_family():

@@ -40,8 +40,12 @@ def test_1_the_intake_has_an_asset_bracket_wholly_above_every_va_limit():
     for on in (date(2025, 6, 1), date(2026, 6, 1)):
         result = {r.program.key: r for r in screen(person, on=on)}["va_pension"]
         assert result.classification is Classification.EXCLUDED, on
-    # from 12/2026 the limit in force is not seen (only that it is at least $163,699): nothing above it is decided
+    # from 12/2026 the limit in force is not seen (only that it is at least $163,699): a bracket wholly above the floor
+    # plus the largest yearly rise such figures have had (FLOOR_HEADROOM) is still above it; one within it is not decided
     result = {r.program.key: r for r in screen(person, on=date(2026, 12, 1))}["va_pension"]
+    assert result.classification is Classification.EXCLUDED
+    within = profile(veteran_status="veteran", monthly_income=None, assets="169593-249999")
+    result = {r.program.key: r for r in screen(within, on=date(2026, 12, 1))}["va_pension"]
     assert result.classification is Classification.POSSIBLY
 
 

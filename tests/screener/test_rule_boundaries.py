@@ -110,11 +110,14 @@ def test_age_boundaries(program, rule, answers, limit, on):
         assert run_rule(program, rule, profile(**{**answers, "age": age}), on).status is expected, age
 
 
-@pytest.mark.parametrize(("age", "expected"), [(59, F), (60, U), (61, P), (62, P)])
-def test_property_tax_age_is_reached_by_december_31_of_the_application_year(age, expected):
-    # RCW 84.36.381: 61 by December 31 of the year of application; a 60-year-old may turn 61 this year.
-    outcome = run_rule("property_tax", "aged_61_or_disabled", profile(age=age, disability="no", veteran_status="no"),
-                       date(2026, 5, 1))
+@pytest.mark.parametrize(("age", "married", "expected"), [(59, "married", F), (60, "married", U), (61, "married", P),
+                                                          (62, "married", P), (56, "single", F), (57, "single", U),
+                                                          (59, "single", U)])
+def test_property_tax_age_is_reached_by_december_31_of_the_application_year(age, married, expected):
+    # RCW 84.36.381: 61 by December 31 of the year of application; a 60-year-old may turn 61 this year; a participant's
+    # surviving spouse or partner (so not married now) may continue it from 57.
+    outcome = run_rule("property_tax", "aged_61_or_disabled", profile(age=age, disability="no", veteran_status="no",
+                                                                      marital_status=married), date(2026, 5, 1))
     assert outcome.status is expected, outcome.verdict.reason
 
 

@@ -83,7 +83,7 @@ def test_basic_food_resource_limit_ends_with_the_fiscal_year_it_was_seen_for():
 
 
 def test_a_decision_a_floor_cannot_settle_is_noticed_as_a_figure_not_on_file():
-    person = profile(veteran_status="veteran", adl_help=["dressing"], assets="250000+")
+    person = profile(veteran_status="veteran", adl_help=["dressing"], assets="169593-249999")
     va = {r.program.key: r for r in screen(person, on=date(2026, 12, 2))}["va_pension"]
     assert va.classification is P
     assert any("not on file" in m and "at least $163,699" in m for m in va.figures_missing)

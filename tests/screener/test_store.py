@@ -16,7 +16,7 @@ from tests.screener.conftest import ON, profile
 def test_programs_collection_search_is_restricted_to_one_program_and_clears_the_threshold(tmp_path):
     store = Store(Settings(data_dir=tmp_path, pg_dir=tmp_path / "pg", database_url=None, embedder="onnx"))
     try:
-        assert index_programs(store).chunks_embedded == 65
+        assert index_programs(store).chunks_embedded == 66
         search, person = store_program_search(store), profile()
         for result in screen(person, on=ON):
             passages = search(result.program.key, candidate_query(person, result), 5)

@@ -68,7 +68,7 @@ def _ssi_income(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "married")
     if missing:
         return missing
-    limit = context.thresholds.for_unit("apple_health_cn_income", context.on, married=profile.married)
+    limit = context.thresholds.for_unit("apple_health_cn_income", context.on, married=profile.couple)
     result = income_within(profile, limit, "income", individual=False)
     if result.status is Status.PASS:
         return result
@@ -96,9 +96,9 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "assets", "married") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
     if missing:
         return missing
-    limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.married)
+    limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.couple)
     result = at_or_below(profile.assets, limit, "countable assets")
-    extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.married else 1)
+    extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.couple else 1)
     if result.status is not Status.FAIL or extra <= 0:
         return result
     # Medically needy (the spend-down route) adds $50 per family member beyond the person and spouse (WAC 182-512-0010,

@@ -114,18 +114,31 @@ def at_least(value: int, limit: Threshold, what: str) -> Verdict:
     return verdict(value >= limit.amount, f"{what} {value} vs minimum {limit.shown()}", limit)
 
 
+# How far above a floor (a figure whose newer value is not on file, ScreenerValue.at_least) the figure in force may
+# be: every floor is indexed yearly (poverty guidelines, the SSI and VA cost-of-living adjustments, SNAP's resource
+# limit). The largest yearly rises of recent decades came after the 2022 inflation: the 8.7% COLA of 2023 and SNAP's
+# resource limit for a member 60+ or disabled, $3,750 to $4,250 (+13.3%) in FY2023 (it moves in $250 steps). An
+# answer above the floor plus this share is above the figure in force.
+FLOOR_HEADROOM = 0.15
+
+
 def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float = 1.0) -> Verdict:
     """Compare an answer bracket (whole dollars, both ends included) with an at-or-below limit.
 
     The whole bracket at or below passes, the whole bracket above fails, and a bracket that straddles the
     limit is unknown: an approximation may make a result unknown, never flip it. `scale` turns a monthly
-    bracket into the limit's unit (x12 for a yearly limit).
+    bracket into the limit's unit (x12 for a yearly limit). Against a floor (the figure in force not on file) only a
+    pass, or a whole bracket above the floor plus FLOOR_HEADROOM, is settled.
     """
     lower = bracket.lower * scale
     upper = None if bracket.upper is None else bracket.upper * scale
     said = f"{what} {bracket.label()}{' (times 12 for a year)' if scale == 12 else ''} vs limit {limit.describe()}"
     if upper is not None and upper <= limit.amount:
         return verdict(True, f"{said}: the whole range is at or below the limit", limit)
+    if limit.at_least and lower > limit.amount * (1 + FLOOR_HEADROOM):
+        return verdict(False, f"{said}: the whole range is above even {FLOOR_HEADROOM:.0%} more than this figure "
+                       f"(the figure in force from {limit.effective:%B %-d, %Y} is not on file; these indexed figures "
+                       "have never risen that much in a year)", limit)
     if limit.at_least:          # the figure in force is not seen and may be higher: only a pass is settled
         missing = f"{limit.label}: the figure in force from {limit.effective:%B %-d, %Y} is not on file (it is at least " \
                   f"{limit.shown()})"
@@ -150,11 +163,12 @@ def income_scope_exact(profile: Profile, *, individual: bool) -> bool:
     """Whether household income is exactly the income the limit counts.
 
     Individual limits (TSOA, SIL) count the applicant's own income: exact only for a household of 1.
-    Single/couple limits count the person and spouse: exact for a household of 1 (single) or 2 (married).
+    Single/couple limits count the person and spouse: exact for a household of 1 (single, or married and living
+    apart: `Profile.couple`) or 2 (married).
     """
-    if is_unknown(profile.household_size) or (not individual and is_unknown(profile.married)):
+    if is_unknown(profile.household_size) or (not individual and is_unknown(profile.couple)):
         return False
-    return profile.household_size == (1 if individual or not profile.married else 2)
+    return profile.household_size == (1 if individual or not profile.couple else 2)
 
 
 def income_within(profile: Profile, limit: Threshold, what: str, *, individual: bool) -> Verdict:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, only_passes, rule,
                                               unknown, verdict)
 
@@ -26,6 +27,31 @@ def elderly_or_disabled(profile: Profile, context: Context) -> bool | None:
     if is_unknown(profile.household_size) or profile.household_size > 1:
         return None
     return False
+
+
+WAC_0040 = ("WAC 388-408-0040 How does living in an institution affect my eligibility for Basic Food?",
+            "https://app.leg.wa.gov/wac/default.aspx?cite=388-408-0040")
+MEALS = "whether the facility provides most of their meals (more than half of three meals a day)"
+
+
+@rule(program=KEY, label="Not living in an institution that provides most of their meals",
+      document="basic_food#living-situation", legal=WAC_0040)
+def not_in_an_institution(profile: Profile, context: Context) -> Verdict:
+    """WAC 388-408-0040: a place that provides residents more than half of three meals a day is an institution, and
+    most residents of institutions are not eligible (exceptions: subsidised elderly housing, some group homes and
+    treatment centres, shelters). A nursing facility provides every meal; an adult family home or assisted living
+    facility usually does, which the intake does not ask."""
+    if is_unknown(profile.living_situation):
+        # an exclusion needs its fact: most people do not live in an institution, and the answer stays open
+        return verdict(True, "where they live was not given (only residents of a facility that provides most of "
+                       "their meals are excluded)")
+    if profile.living_situation == "nursing_facility":
+        return verdict(False, "lives in a nursing facility, which provides their meals (residents of an institution "
+                       "are not eligible)")
+    if profile.living_situation in ("adult_family_home", "assisted_living"):
+        return Verdict(status=Status.UNKNOWN, reason=f"lives {place_words(profile.living_situation)}; residents of a "
+                       "facility that provides most of their meals are not eligible", needs=(MEALS,))
+    return verdict(True, f"lives {place_words(profile.living_situation)}")
 
 
 OTHER_MEMBERS = "whether another household member is 60 or older or disabled"
@@ -75,7 +101,7 @@ def resources_within_basic_food_limit(profile: Profile, context: Context) -> Ver
 
 PROGRAM = Program(
     key=KEY, name="Basic Food (SNAP)",
-    rules=(income_within_basic_food_limit, resources_within_basic_food_limit),
+    rules=(not_in_an_institution, income_within_basic_food_limit, resources_within_basic_food_limit),
     always_needed=("shelter, utility and medical costs (deductions for the net income test)",
                    "citizenship or qualifying immigration status of household members"),
     official_url=DSHS_STANDARDS[1])

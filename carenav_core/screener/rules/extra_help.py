@@ -37,7 +37,7 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
     if missing:
         return missing
     # SSA counts income after the $20 general income exclusion (20 CFR 418.3325; HI 03030.005), as MSP does.
-    limit = context.thresholds.for_unit("extra_help_income", context.on, married=profile.married)
+    limit = context.thresholds.for_unit("extra_help_income", context.on, married=profile.couple)
     return gross_of_disregard(profile, context, limit)
 
 
@@ -48,7 +48,7 @@ def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
     missing = unknown(profile, "assets", "married")
     return missing or at_or_below(profile.assets, context.thresholds.for_unit(
-        "extra_help_resources", context.on, married=profile.married), "countable assets")
+        "extra_help_resources", context.on, married=profile.couple), "countable assets")
 
 
 PROGRAM = Program(

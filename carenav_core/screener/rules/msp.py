@@ -18,6 +18,11 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
     if not is_unknown(profile.medicare_parts) and "A" in profile.medicare_parts:
         return verdict(True, "has Medicare Part A")
     route = context.thresholds.amount("msp_extra_help_route", context.on)
+    no_medicare = not is_unknown(profile.medicare_parts) and not profile.medicare_parts
+    if route.amount and not is_unknown(profile.extra_help) and profile.extra_help and no_medicare:
+        # contradictory answers (Extra Help requires Medicare): neither is taken over the other
+        return Verdict(status=Status.UNKNOWN, reason="the answers say enrolled in Extra Help, which requires "
+                       "Medicare, and no Medicare", thresholds=(route,), needs=("which parts of Medicare they have",))
     if route.amount and not is_unknown(profile.extra_help) and profile.extra_help:
         return verdict(True, f"enrolled in Extra Help, which qualifies from {route.effective:%B %-d, %Y}", route)
     if not is_unknown(profile.medicare_parts) and not profile.medicare_parts:
@@ -37,7 +42,7 @@ def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
     if missing:
         return missing
     return gross_of_disregard(profile, context, context.thresholds.for_unit("msp_qi1_income", context.on,
-                                                                          married=profile.married))
+                                                                          married=profile.couple))
 
 
 TIERS = (("QMB", "msp_qmb_income"), ("SLMB", "msp_slmb_income"), ("QI-1", "msp_qi1_income"))
@@ -50,7 +55,7 @@ def tier(profile: Profile, context: Context) -> str:
         return ""
     names = []
     for name, key in TIERS:
-        limit = context.thresholds.for_unit(key, context.on, married=profile.married)
+        limit = context.thresholds.for_unit(key, context.on, married=profile.couple)
         status = gross_of_disregard(profile, context, limit).status
         names += [] if status is Status.FAIL else [name]
         if status is Status.PASS:

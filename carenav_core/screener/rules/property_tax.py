@@ -14,6 +14,11 @@ DOR_NOTICE = ("DOR special notice: legislative changes to property tax relief pr
 MONTHS = 12
 
 
+# Care settings whose residents keep the exemption on the home they left (RCW 84.36.381(1)(a))
+CARE_SETTINGS = ("nursing_facility", "adult_family_home", "assisted_living")
+RCW_381 = ("RCW 84.36.381 Residences: property tax exemptions, qualifications",
+           "https://app.leg.wa.gov/RCW/default.aspx?cite=84.36.381")
+
 # RCW 84.36.381: a veteran with a VA service-connected rating of 80% or more, or total, qualifies at any age; the
 # intake does not ask the rating.
 VA_RATING_ROUTE = "a veteran with a VA service-connected rating of 80% or more, or total, qualifies at any age"
@@ -37,6 +42,12 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     if result.status is Status.FAIL and profile.veteran_status == "veteran":
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {VA_RATING_ROUTE}", thresholds=(minimum,),
                        needs=("the VA service-connected disability rating",))
+    widow_age = context.thresholds.amount("property_tax_surviving_spouse_min_age", context.on)
+    if result.status is Status.FAIL and profile.age >= widow_age.amount and profile.married is not True:
+        # RCW 84.36.381(3): a participant's surviving spouse or domestic partner may continue the exemption at 57+
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; a participant's surviving spouse or partner may "
+                       f"continue it from age {widow_age.shown()}", thresholds=(minimum, widow_age),
+                       needs=("whether their late spouse or partner was receiving the exemption",))
     if result.status is Status.FAIL and profile.age == minimum.amount - 1:
         # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
@@ -45,14 +56,18 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
 
 
 @rule(program=KEY, label="Owns and lives in the home as principal residence", document="property_tax#living-situation",
-      legal=WAC_130)
+      legal=RCW_381)
 def owns_and_occupies_home(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "living_situation")
     if missing:
         return missing
-    if profile.living_situation == "nursing_facility":
-        return Verdict(status=Status.UNKNOWN, reason="lives in a nursing facility",
-                       needs=("whether they still own the home they lived in",))
+    if profile.living_situation in CARE_SETTINGS:
+        # RCW 84.36.381(1)(a): confinement to a nursing home, assisted living facility or adult family home does not
+        # end the exemption while the home is temporarily unoccupied, occupied by a spouse or dependant, or rented to
+        # pay for the care
+        return Verdict(status=Status.UNKNOWN, reason=f"lives {place_words(profile.living_situation)}",
+                       needs=("whether they still own the home they lived in, and whether it is empty, lived in by a "
+                              "spouse or dependant, or rented to pay for the care",))
     if profile.living_situation == "with_family":
         # an owner whose family moved in answers the same way as one who moved in with family
         return Verdict(status=Status.UNKNOWN, reason="lives with family", needs=("whether they own the home",))
