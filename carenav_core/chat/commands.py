@@ -57,7 +57,8 @@ def _print(event: ChatEvent) -> None:
         print("national PFS conversion factors (* = asked):")
         for row in event.rows:
             change = f"{row.percent:+}% vs {row.prior_label}" if row.percent is not None else ""
-            print(f"  {'*' if row.in_focus else ' '} {row.label:30s} ${row.amount}  {change}")
+            check = f"  ({row.confirmed})" if row.tag != "O" else ""     # a figure not read from a CMS source
+            print(f"  {'*' if row.in_focus else ' '} {row.label:30s} ${row.amount}  {change}{check}")
         print()
     if isinstance(event, ValuationEvent):      # the rows the question asks about first, as the chat page shows them
         print_table(sorted(event.rows, key=lambda r: not r.in_focus))

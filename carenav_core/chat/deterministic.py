@@ -249,7 +249,8 @@ def _volume(figure: Figure) -> str:
         what = f"bring in ${figure.value:,} at the {_payment_words(figure)}"
     else:
         what = f"add up to {figure.value} {figure.setting}s"
-    return (f"{'In CY' + year.group(1) + stage + ', ' if year else ''}{services:,} × {figure.codes[0]}{how} {what} "
+    code = f"({figure.codes[0]})" if " + " in figure.codes[0] else figure.codes[0]
+    return (f"{'In CY' + year.group(1) + stage + ', ' if year else ''}{services:,} × {code}{how} {what} "
             f"({services:,} × {each}) {figure.label}.")
 
 

@@ -13,7 +13,7 @@ from itertools import combinations, pairwise
 from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
-from carenav_core.codes.families import payment_unit
+from carenav_core.codes.families import load_families, payment_unit
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 
 CENT = Decimal("0.01")
@@ -217,7 +217,7 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     figures = []
     for label in dict.fromkeys(lbl for (code, lbl) in index if code == codes[0]):
         chosen = tuple(index.get((c, label)) for c in codes)
-        if all(chosen):
+        if all(chosen) and not (_alternatives(chosen) and not counts):
             names = tuple(f"{counts[r.hcpcs]} × {_name(r)}" if r.hcpcs in counts else _name(r) for r in chosen)
             text = f"[computed: {' + '.join(names)}, {_short(label)}]"
             found = _pair(FigureKind.TOTAL, text, names, chosen, plan)
@@ -225,6 +225,45 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                 found = [_counted(f, chosen, counts) for f in found]
             figures += found
     return figures
+
+
+def _alternatives(rows: Sequence[ValuationRow]) -> bool:
+    """Two of the rows are base codes (not add-ons: global period ZZZ) of one family whose base codes are alternatives
+    (data/families.toml `alternatives`): a practice bills one of them ("99495 and 99496", "99490 and 99491"), never
+    their sum; RPM's device and management codes are billed together."""
+    bases = {r.hcpcs for r in rows if r.global_days != "ZZZ"}
+    return any(len(bases & set(f.codes)) > 1 for f in load_families() if f.alternatives)
+
+
+def _bundles(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"Which pays more, 99491 alone or 99490 plus one 99439?": per vintage every code has, the first side minus the
+    second, relative to the second (what was asked, first), then each side's total (a side of several codes)."""
+    first, second = plan.bundles
+    index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
+    differences, totals = [], []
+    for label in dict.fromkeys(lbl for (code, lbl) in index if code == first[0]):
+        sides = [tuple(index.get((c, label)) for c in side) for side in (first, second)]
+        if not all(all(side) for side in sides):
+            continue
+        names = [" + ".join(_name(r) for r in side) for side in sides]
+        shown = [f"({name})" if len(side) > 1 else name for name, side in zip(names, sides)]
+        for side, name in zip(sides, names):
+            if len(side) > 1:
+                totals += _pair(FigureKind.TOTAL, f"[computed: {name}, {_short(label)}]", tuple(_name(r) for r in side),
+                                side, plan)
+        text = f"[computed: {shown[0]} − {shown[1]}, {_short(label)}]"
+        for setting, field in measured_fields(plan):
+            amounts = [[getattr(r, field) for r in side] for side in sides]
+            if any(a is None for side in amounts for a in side):
+                continue
+            both = [sum(side, Decimal(0)) for side in amounts]
+            value = both[0] - both[1]
+            value = _cents(value) if "RVU" not in setting else value
+            differences.append(Figure(kind=FigureKind.DIFFERENCE, label=text, codes=tuple(names),
+                                      rows=tuple(r.label for side in sides for r in side), setting=setting,
+                                      inputs=tuple(both), value=value, percent=_percent(value, both[1]),
+                                      place=sides[0][0].locality))
+    return differences + totals
 
 
 def _counted(figure: Figure, rows: tuple[ValuationRow, ...], counts: dict[str, int]) -> Figure:
@@ -277,6 +316,21 @@ def _place_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list
     return figures
 
 
+def _national_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"How much is 99214 in Alaska compared to national in 2024?": per locality row in focus, its amount minus the
+    national amount of the same code, vintage and modifier, relative to the national one."""
+    national = {(r.hcpcs, r.mod, r.label): r for r in rows if not r.locality}
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        base = national.get((row.hcpcs, row.mod, row.label.split(" · ")[0] + "]"))
+        if not row.in_focus or not row.locality or row.proposed or base is None:
+            continue
+        text = f"[computed: {_name(row)}, {_short(row.label)} − {_short(base.label)}]"
+        figures += _pair(FigureKind.DIFFERENCE, text, (f"{_name(row)} in {row.locality}", f"{_name(row)} nationally"),
+                         (row, base), plan)
+    return figures
+
+
 def _setting_gaps(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """"What is the difference between the facility and non-facility payment for 99214 in 2026?": per asked code
     and row in focus, the non-facility amount minus the facility amount of the measure asked (payment, PE RVU or
@@ -324,7 +378,33 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                   label=f"[computed: {services} × {_name(row)}, {_short(row.label)}]",
                                   inputs=(amount,), value=value if "RVU" in setting else _cents(value),
                                   percent=None, place=row.locality, counts=(services,), how=how))
-    return figures
+    return _volume_totals(figures, rows, plan) + figures       # the codes together first: what was asked
+
+
+def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """Codes written out and billed together at one volume ("150 RPM patients billing 99457 and 99454 monthly"): per
+    vintage, place and setting, the sum of their volume figures, when each bills the same number of payments and they
+    are not alternatives (two base codes of one family)."""
+    if len(plan.named_codes) < 2 or plan.bundles:
+        return []
+    by_key: dict[tuple[str, str, str], list[Figure]] = {}
+    for f in figures:
+        for setting in f.setting.split(" and "):        # one figure may stand for both settings (the same amount)
+            by_key.setdefault((f.rows[0], f.place, setting), []).append(f)
+    chosen = {r.hcpcs: r for r in rows if r.in_focus}
+    totals = []
+    for (label, place, setting), parts in by_key.items():
+        codes = tuple(f.codes[0] for f in parts)
+        if set(codes) != set(plan.named_codes) or len({f.counts[0] for f in parts}) != 1 or \
+                _alternatives([chosen[c] for c in codes if c in chosen]):
+            continue
+        services = parts[0].counts[0]
+        totals.append(Figure(kind=FigureKind.VOLUME, setting=setting, codes=(" + ".join(codes),), rows=(label,),
+                             label=f"[computed: {services} × ({' + '.join(codes)}), {_short(label)}]",
+                             inputs=(sum((f.inputs[0] for f in parts), Decimal(0)),),
+                             value=sum((f.value for f in parts), Decimal(0)), percent=None, place=place,
+                             counts=(services,), how=parts[0].how))
+    return totals
 
 
 # PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
@@ -339,13 +419,17 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
     figures: list[Figure] = []
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
-    if Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
+    if plan.bundles:            # one side billed together against the other: the two sides, not code by code
+        figures += _bundles(rows, plan)
+    elif Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
         figures += _differences(rows, plan)
     if len(plan.places) > 1 and not plan.ambiguous_place:
         figures += _place_differences(rows, plan)
+    elif plan.places and plan.versus_national and not plan.ambiguous_place:
+        figures += _national_differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)
-    if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units):
+    if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units) and not plan.bundles:
         figures += _totals(rows, plan)
     figures += _volumes(rows, plan)
     return tuple(figures)

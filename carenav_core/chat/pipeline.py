@@ -83,7 +83,8 @@ def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:
 
 def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[ValuationRow, ...]:
     """Flag rows of named codes (`named`) and, of those, rows in the years asked (`in_focus`). A named code
-    with no row in the asked years keeps its newest final row (and proposed row) in focus. With an asked
+    with no row in the asked years keeps its newest final row (and proposed row) in focus, or its first final row
+    when every asked year is before it ("99490 in 2019": CY2020, the nearest). With an asked
     modifier ("71046-26") a code's rows of that modifier are the ones in focus (its global rows when it has none);
     without one, rows without a modifier."""
     named = set(plan.focus_codes)
@@ -91,14 +92,20 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
     chosen = {id(r) for r in asked}
     rows = asked + [r for r in rows if id(r) not in chosen]          # the asked modifier's rows first
     newest: dict[str, int] = {}
+    earliest: dict[str, int] = {}
     for row in rows:
         if not row.proposed:
             newest[row.hcpcs] = max(newest.get(row.hcpcs, 0), row.cy)
+            earliest[row.hcpcs] = min(earliest.get(row.hcpcs, row.cy), row.cy)
     flags = [(r.hcpcs in named, r.hcpcs in named and id(r) in chosen and
               plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
     missing = {r.hcpcs for r, (is_named, _) in zip(rows, flags) if is_named} - \
         {r.hcpcs for r, (_, focus) in zip(rows, flags) if focus}
-    return tuple(_flagged(r, is_named, (id(r) in chosen and (r.proposed or r.cy == newest.get(r.hcpcs)))
+    # every asked year before the code's first year on file ("99490 in 2019"): the nearest, its first year
+    before = {c for c in missing if plan.years and max(plan.years) < earliest.get(c, 0)}
+    return tuple(_flagged(r, is_named, (id(r) in chosen and not r.proposed and r.cy == earliest.get(r.hcpcs))
+                          if r.hcpcs in before else
+                          (id(r) in chosen and (r.proposed or r.cy == newest.get(r.hcpcs)))
                           if r.hcpcs in missing else focus)
                  for r, (is_named, focus) in zip(rows, flags))
 
@@ -127,7 +134,10 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
             continue                # no row at all: the unpriced sentence says so
         missing = [y for y in plan.years if y not in held]
         years = " or ".join(f"CY{y}" for y in missing)
-        instead = ", so the newest values are shown instead" if len(missing) == len(plan.years) else ""
+        first = min((r.cy for r in rows if r.hcpcs == code and not r.proposed), default=held[0])
+        instead = "" if len(missing) < len(plan.years) else \
+            f", so the nearest year's values (CY{first}) are shown instead" if all(y < first for y in missing) else \
+            ", so the newest values are shown instead"
         if missing and all(y > held[-1] for y in missing):          # a year after the newest release
             case = f"No {years} fee schedule values for {{codes}} (the newest are CY{held[-1]}){instead}"
         elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
@@ -274,7 +284,14 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     notes = tuple(WarningEvent(kind=WarningKind.READ_AS, message=f"“{written}” is not listed by name in the CMS "
                                f"county file for {place.state}, so it is priced in the {place.state} {place.locality} "
                                f"{place.name} locality.") for written, place in rest.items())
-    return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous),
+    intents = plan.intents
+    if intents == (Intent.POLICY,):
+        # "G0557 in Los Angeles vs Birmingham AL": the place names are not a rule topic; read without them
+        bare = text
+        for phrase in match.matched:
+            bare = bare.replace(phrase, " ")
+        intents = plan_question(bare, detect(bare), date.today()).intents
+    return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous, intents=intents),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)
 
 

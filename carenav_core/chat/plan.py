@@ -132,6 +132,8 @@ class QuestionPlan:
     setting_gap: bool = False            # "the difference between the facility and non-facility payment": per row
     units: tuple[tuple[str, int], ...] = ()   # "99497 plus two units of 99498": (code, count) of a count above one
     volume: Volume | None = None         # "100 patients a month for a year": what the codes bring in at that volume
+    bundles: tuple[tuple[str, ...], ...] = ()   # "99491 alone or 99490 plus 99439": two sides, one billed together
+    versus_national: bool = False        # "99214 in Alaska compared to national": a place's amount against the nation's
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -280,23 +282,30 @@ class Volume:
 
 _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
-                          r"visits?|services?|claims?|encounters?|calls?|sessions?|(?-i:[A-Z]{2,5}s))\b", re.IGNORECASE)
+                          r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|(?-i:[A-Z]{2,5}s?))\b", re.IGNORECASE)
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
 _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<between>(?:[A-Za-z][\w/&-]*\s+){0,3}?)"
                      + _VOLUME_NOUN.pattern, re.IGNORECASE)
 _PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr)\b|"
                   r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum)\b)", re.IGNORECASE)
+_RATE_ANYWHERE = re.compile(r"\b(?:(?:a|per|each|every)\s+(?P<per>month|week)|(?P<adverb>monthly|weekly))\b|"
+                            r"/\s*(?P<slash>mo|month|wk|week)\b", re.IGNORECASE)
 _SPAN = re.compile(r"\b(?:for|over|across|in|during)\s+(?:a|one|(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|"
                    r"nine|ten|eleven|twelve|eighteen|twenty-four))\s+(?:full\s+|whole\s+|calendar\s+)?"
                    r"(?P<unit>years?|months?)\b", re.IGNORECASE)
-_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|per annum|each year|every year|a yr)\b",
+_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
                      re.IGNORECASE)
 # Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
 # "20 minutes for patients")
 _NOT_BETWEEN = re.compile(r"\b(?:for|of|with|to|in|at|per|an?|the|and|or|pays?|paid|is|are|be|by|from|on|minutes?|"
                           r"mins?|hours?|days?|percent|conditions?|RVUs?|dollars?)\b", re.IGNORECASE)
 _SPAN_NUMBERS = COUNT_WORDS | {"one": 1, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24}
+
+
+@lru_cache(maxsize=1)
+def _family_acronyms() -> frozenset[str]:
+    return frozenset(syn.upper() for f in load_families() for syn in f.synonyms if syn.isupper())
 
 
 def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
@@ -320,11 +329,21 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
         if _NOT_BETWEEN.search(m.group("between")):
             continue
         noun = m.group("noun")
-        noun = noun if noun[:-1].isupper() else _NOUNS.get(noun.lower(), noun.lower().rstrip("s") + "s")
-        rate = _PER.match(text[m.end():])
+        end = m.end()
+        if noun.isupper() or noun[:-1].isupper():          # "40 TCM", "40 AWVs": a family named, not any acronym
+            if noun.rstrip("s").upper() not in _family_acronyms():
+                continue
+            then = re.match(r"\s+" + _VOLUME_NOUN.pattern, text[end:], re.IGNORECASE)
+            if then and not then.group("noun").isupper():     # "150 RPM patients": the patients are counted
+                noun, end = _NOUNS.get(then.group("noun").lower(), then.group("noun").lower()), end + then.end()
+        elif noun.lower().startswith("unit") and count < 100:
+            continue                                       # "two units of 99498" is a total (asked_units)
+        else:
+            noun = _NOUNS.get(noun.lower(), noun.lower().rstrip("s") + "s")
+        rate = _PER.match(text[end:]) or _RATE_ANYWHERE.search(text)   # "... billing 99457 monthly"
         per = ""
         if rate:
-            word = (rate.group("per") or rate.group("adverb")).lower()
+            word = next(g for g in rate.groupdict().values() if g).lower()
             per = "month" if word.startswith("mo") else "week" if word.startswith("w") else "year"
         span = _SPAN.search(text)
         months = 0
@@ -338,6 +357,34 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
             per, months = "", 12
         return Volume(count=count, noun=noun, per=per, months=months)
     return None
+
+
+_NATIONAL = re.compile(r"\bnation(?:al(?:ly)?|[\s-]?wide)\b", re.IGNORECASE)
+
+# What separates the two sides of a choice between codes billed together and others ("99491 alone or 99490 plus one
+# 99439", "G2211 + 99213 vs 99214")
+_SIDES = re.compile(r"\b(?:or|vs\.?|versus|compared (?:to|with)|than|instead of|rather than)\b", re.IGNORECASE)
+
+
+def asked_bundles(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Two sides a question weighs when one of them bills codes together: the written codes of each side of one "or",
+    "vs", "than" ... in order, when there are exactly two sides and one has two codes or more; else ().
+
+    >>> asked_bundles("Which pays more in 2026, 99491 alone or 99490 plus one 99439?", ("99491", "99490", "99439"))
+    (('99491',), ('99490', '99439'))
+    >>> asked_bundles("What do 99490 and 99439 pay together?", ("99490", "99439"))
+    ()
+    """
+    if len(codes) < 3:
+        return ()
+    upper = text.upper()
+    cuts = [m.start() for m in _SIDES.finditer(text)]
+    sides: dict[int, list[str]] = {}
+    for code in codes:
+        at = upper.find(code)
+        sides.setdefault(sum(1 for c in cuts if c < at), []).append(code)
+    groups = [tuple(sorted(g, key=upper.find)) for _, g in sorted(sides.items())]
+    return tuple(groups) if len(groups) == 2 and max(len(g) for g in groups) > 1 else ()
 
 
 def asks_setting_gap(text: str) -> bool:
@@ -643,10 +690,13 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     measure = _measure(text)
     units = asked_units(text, named)
     volume = asked_volume(text, detection.codes) if detection.codes else None
+    bundles = asked_bundles(text, named)
+    versus_national = bool(_NATIONAL.search(text))
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units), bool(volume)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
-                        setting_gap=asks_setting_gap(text), units=units, volume=volume)
+                        setting_gap=asks_setting_gap(text), units=units, volume=volume, bundles=bundles,
+                        versus_national=versus_national)

@@ -25,6 +25,8 @@ class _FamilyEntry(BaseModel):
     definition: str = Field("", description="One sentence saying what the codes are, from the reference.")
     payment_unit: str = Field("per service", description="What one payment covers, e.g. 'per calendar month'.")
     levels: list[str] = Field([], description="Member codes by level as the reference numbers them (level 1 first).")
+    alternatives: bool = Field(False, description="Its base (non-add-on) codes are alternatives: a patient is billed "
+                                                  "one of them for a service or period, never their sum.")
 
     @model_validator(mode="after")
     def _levels_are_members(self) -> "_FamilyEntry":
@@ -54,6 +56,7 @@ class Family:
     definition: str = ""
     payment_unit: str = "per service"
     levels: tuple[str, ...] = ()     # "APCM level 2" is levels[1]
+    alternatives: bool = False       # its base codes are billed one at a time (levels, complexities), never summed
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -73,7 +76,8 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
             raise ConfigError(f"{source}: family {key}: {exc}") from exc
         families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
                                codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition,
-                               payment_unit=parsed.payment_unit, levels=tuple(parsed.levels)))
+                               payment_unit=parsed.payment_unit, levels=tuple(parsed.levels),
+                               alternatives=parsed.alternatives))
     return tuple(families)
 
 

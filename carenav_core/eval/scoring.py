@@ -103,10 +103,9 @@ def volume_numbers(question: str, rows: Sequence[ValuationRow]) -> set[Decimal]:
     products = counts | {a * b for a in counts for b in counts if a is not b}
     found = set(products)
     for setting in ("payment_nonfac", "payment_fac"):
-        for row in rows:
-            amount = getattr(row, setting, None)
-            if amount is not None:
-                found |= {(amount * n).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) for n in products}
+        amounts = [a for a in (getattr(row, setting, None) for row in rows) if a is not None]
+        amounts += [a + b for i, a in enumerate(amounts) for b in amounts[i + 1:]]      # two codes billed together
+        found |= {(a * n).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) for a in amounts for n in products}
     return found
 
 

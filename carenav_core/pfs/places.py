@@ -251,6 +251,36 @@ def _phrase_hits(text: str, index: _Index, aliases) -> list[_Hit]:
     return hits
 
 
+# A state's postal code written after a place without a comma ("Birmingham AL", "Boise ID 2026"): capitals in the
+# original, after a capitalised word, followed by no letter
+_STATE_CODE_AFTER = re.compile(r"\b[A-Z][a-z]+\s+([A-Z]{2})\b(?![a-z])")
+
+
+_WORDS_IN_CAPITALS = {"OR", "IN", "ME", "OK", "HI", "OH"}     # "What OR which": words, not states, without a comma
+
+
+def _state_code_hits(original: str, index: _Index) -> list[_Hit]:
+    """"Birmingham AL": the state's localities (a state of one locality is that locality); the hit spans the city
+    word too (a place named, not a topic of the question)."""
+    codes = set(STATE_CODES.values()) - _WORDS_IN_CAPITALS
+    return [_Hit(start=m.start(), end=m.end(1), places=index.by_state[m.group(1)], how=f"state {m.group(1)}", rank=4)
+            for m in _STATE_CODE_AFTER.finditer(original) if m.group(1) in codes and m.group(1) in index.by_state]
+
+
+def _rural(hits: list[_Hit], text: str, index: _Index) -> list[_Hit]:
+    """"Rural Texas", "rural parts of Washington": a state named after "rural" is its rest-of-state locality (the
+    counties no metropolitan locality lists), when the state has one; a state of one locality stays that locality."""
+    out = []
+    for hit in hits:
+        state = hit.places[0].state if hit.rank == 4 and hit.places else None
+        rest = index.rest_of_state.get(state, ()) if state else ()
+        if rest and re.search(r"\brural\s+(?:parts?\s+of\s+|areas?\s+of\s+)?$", text[:hit.start], re.IGNORECASE):
+            hit = _Hit(start=hit.start, end=hit.end, places=tuple(index.by_key[k] for k in rest if k in index.by_key),
+                       how=f"rural {state}: rest of state", rank=hit.rank)
+        out.append(hit)
+    return out
+
+
 def _outermost(hits: list[_Hit]) -> list[_Hit]:
     """Drop hits inside a longer hit (same-span hits all stay: "Portland" is a locality name and a city)."""
     kept = []
@@ -287,8 +317,9 @@ def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], co
     original = text
     normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
     index = _index(tuple(localities), tuple(counties))
-    hits = _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases)
-    hits = _outermost(hits)
+    hits = _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases) \
+        + _state_code_hits(original, index)
+    hits = _outermost(_rural(hits, normal, index))
     states = {h.places[0].state for h in hits if h.rank == 4} | {
         s for h in hits for s in [_state_after(normal, h.end, original)] if s}
     hits = sorted(_narrow_by_state(hits, states, normal), key=lambda h: (h.start, h.rank))

@@ -105,6 +105,7 @@ class Card:
     tier: str = ""
     judged_for: str = ""
     figures_missing: tuple[str, ...] = ()
+    contact: str = ""              # how to reach the program when its official link is a law (manifest `contact`)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,12 +214,13 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 result=RESULT_WORDS[result.classification.value],
                 confidence=confidence(result.classification, evidence.best_score, len(result.unknown_fields),
                                       evidence.retrieval_failed),
-                why=tuple(o.verdict.reason for o in result.outcomes if o.status == "pass"),
-                missing=tuple(o.verdict.reason for o in result.unknown_rules),
+                why=tuple(dict.fromkeys(o.verdict.reason for o in result.outcomes if o.status == "pass")),
+                missing=tuple(dict.fromkeys(o.verdict.reason for o in result.unknown_rules)),   # each reason once
                 what_would_change=what_would_change(result), still_needed=still_needed(summary, result),
                 summary=summary.summary, claims=tuple(c.text for c in summary.claims),
                 citations=_citations(summary, candidate), sources=rule_sources(result),
                 official_url=manifest[candidate.key].official_url, retrieval_failed=evidence.retrieval_failed,
+                contact=manifest[candidate.key].contact,
                 tier=_tier(result, profile, on) if profile is not None and on is not None else "",
                 judged_for="the person they care for" if result.for_care_receiver else "",
                 figures_missing=result.figures_missing)
@@ -239,6 +241,7 @@ def summary_row(card: Card) -> SummaryRow:
     why = card.missing[0] if card.classification == "possibly_relevant" and card.missing else (
         card.why[-1] if card.why else card.summary)
     step = (f"Ask: {card.still_needed[0]}" if card.classification == "possibly_relevant" and card.still_needed
+            else f"Contact the program: {card.contact} ({card.official_url})" if card.contact
             else f"Contact the program ({card.official_url})")
     status = next((n for n in card.still_needed if "waitlist" in n), None)
     if card.classification == "likely_relevant" and status:   # MAC / TSOA: a statewide waitlist was reported

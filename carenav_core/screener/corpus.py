@@ -39,6 +39,8 @@ class _ManifestEntry(BaseModel):
     file: str = Field(pattern=r"^[a-z_]+\.md$", description="Document file in data/corpus.")
     official_url: str = Field(pattern=r"^https?://", description="Official link shown in the report.")
     gathered: date = Field(description="Date the facts were compiled.")
+    contact: str = Field("", description="How to reach the program when its official link is a law, not a door "
+                                         "(e.g. 'Community Living Connections, 1-855-567-0252').")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +77,7 @@ class ManifestEntry:
     file: str
     official_url: str
     gathered: date
+    contact: str = ""
 
 
 def slug(heading: str) -> str:

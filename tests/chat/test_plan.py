@@ -63,9 +63,9 @@ def test_code_free_question_is_policy_and_fr_document_numbers_are_not_years():
     assert p.intents == (Intent.POLICY,) and p.years == ()
 
 
-def _row(code, cy, pay_nf, pay_f, proposed=False):
+def _row(code, cy, pay_nf, pay_f, proposed=False, global_days="XXX"):
     return make_row(hcpcs=code, cy=cy, proposed=proposed, label=f"[PFS CY{cy} RVU{cy % 100}D]",
-                    payment_nonfac=Decimal(pay_nf), payment_fac=Decimal(pay_f))
+                    payment_nonfac=Decimal(pay_nf), payment_fac=Decimal(pay_f), global_days=global_days)
 
 
 def test_comparison_difference_and_percent_are_exact_and_labelled():
@@ -91,9 +91,13 @@ def test_trend_changes_span_first_to_last_then_each_step():
 
 def test_total_of_add_on_and_base():
     p = plan("G2211 + 99213 total payment in 2025")
-    figures = compute_figures(mark_focus([_row("G2211", 2025, "15.53", "15.53"), _row("99213", 2025, "88.95", "63.72")],
-                                         p), p)
+    rows = [_row("G2211", 2025, "15.53", "15.53", global_days="ZZZ"), _row("99213", 2025, "88.95", "63.72")]
+    figures = compute_figures(mark_focus(rows, p), p)
     assert {(f.setting, f.value) for f in figures} == {("non-facility", Decimal("104.48")), ("facility", Decimal("79.25"))}
+    # two base codes of a family whose base codes are alternatives (two office visit levels) are never summed
+    p = plan("99213 + 99214 total payment in 2025")
+    rows = [_row("99213", 2025, "88.95", "63.72"), _row("99214", 2025, "125.12", "92.01")]
+    assert not compute_figures(mark_focus(rows, p), p)
 
 
 @pytest.mark.parametrize("question, intent", [

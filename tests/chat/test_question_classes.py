@@ -455,3 +455,72 @@ def test_a_family_volume_prices_base_codes_only(backends):
     priced = {f.codes[0] for f in prepared.figures if f.kind is FigureKind.VOLUME}
     add_ons = {r.hcpcs for r in prepared.rows if r.global_days == "ZZZ"}
     assert priced and add_ons and not priced & add_ons
+
+
+@pytest.mark.parametrize("question, services", [
+    # a family acronym counted, the rate and the span said later ("per month ... per yr")
+    ("if we do 40 TCM high complexity (99496) per month how much is that per yr in 2026", {"99496": 480}),
+    # a rate said after the codes ("billing 99457 and 99454 monthly"); the codes billed together are summed
+    ("revenue from 150 RPM patients billing 99457 and 99454 monthly for 12 months, 2025",
+     {"99457": 1800, "99454": 1800, "99454 + 99457": 1800}),
+    # a large count of units is a volume, a small one a total (asked_units)
+    ("whats 1,000 units of 99214 worth in 2026", {"99214": 1000}),
+])
+def test_volumes_written_the_ways_analysts_write_them(backends, question, services):
+    prepared = prepare(question, backends, today=TODAY)
+    volumes = [f for f in prepared.figures if f.kind is FigureKind.VOLUME]
+    assert {f.codes[0]: f.counts[0] for f in volumes} == services
+    together = [f for f in volumes if " + " in f.codes[0]]
+    for figure in together:          # the sum of the codes' own volume figures of the same row and setting
+        parts = [f for f in volumes if f.codes[0] in figure.codes[0].split(" + ") and f.rows == figure.rows
+                 and figure.setting in f.setting.split(" and ")]
+        assert figure.value == sum(f.value for f in parts)
+    assert plan("What is 99497 plus two units of 99498 in 2026?").volume is None
+
+
+@pytest.mark.parametrize("question, sides", [
+    ("which pays more in 2026, 99491 alone or 99490 plus one 99439?", ("99491", "99490 + 99439")),
+    ("Is G2211 + 99213 worth more than 99214 in 2026?", ("G2211 + 99213", "99214")),
+])
+def test_codes_billed_together_against_another_choice_are_compared_side_against_side(backends, question, sides):
+    prepared = prepare(question, backends, today=TODAY)
+    first = next(f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and f.setting == "non-facility")
+    assert first.codes == sides
+    rows = {r.hcpcs: r.payment_nonfac for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.mod}
+    totals = [sum(rows[c] for c in side.split(" + ")) for side in sides]
+    assert first.inputs == tuple(totals) and first.value == totals[0] - totals[1]
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert first.label in lead                                    # the choice asked is answered first
+    # no sum over all three codes (they are not billed together)
+    assert not any(f.kind is FigureKind.TOTAL and len(f.codes) == 3 for f in prepared.figures)
+
+
+def test_alternatives_of_one_family_are_never_summed(backends):
+    prepared = prepare("give me 99495 and 99496 rates for 2025 and tell me if TCM can be billed with CCM in the same "
+                       "month", backends, today=TODAY)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.TOTAL]
+    together = prepare("What do 99213 and G2211 pay together in 2026?", backends, today=TODAY)
+    assert [f for f in together.figures if f.kind is FigureKind.TOTAL]      # an add-on with its base code is
+
+
+def test_a_city_with_its_state_code_and_a_place_against_the_nation_are_compared(backends):
+    prepared = prepare("G0557 in Los Angeles vs Birmingham AL 2026", backends, today=TODAY)
+    assert len(prepared.plan.places) == 2 and Intent.POLICY not in prepared.plan.intents
+    gap = next(f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and f.setting == "non-facility")
+    assert any("AL 00" in code for code in gap.codes) and gap.value == gap.inputs[0] - gap.inputs[1]
+    prepared = prepare("how much is 99214 in alaska compared to national 2024", backends, today=TODAY)
+    gap = next(f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and f.setting == "non-facility")
+    national = next(r for r in prepared.rows if r.hcpcs == "99214" and r.cy == 2024 and not r.locality
+                    and not r.mod and not r.proposed)
+    assert gap.inputs[1] == national.payment_nonfac and gap.codes[1] == "99214 nationally"
+    assert gap.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))
+
+
+def test_a_year_before_a_codes_first_year_shows_the_nearest_year_and_says_so(backends):
+    prepared = prepare("What was 99490 paid in 2019?", backends, today=TODAY)
+    focus = {r.cy for r in prepared.rows if r.in_focus and r.hcpcs == "99490"}
+    first = min(r.cy for r in prepared.rows if r.hcpcs == "99490" and not r.proposed)
+    assert focus == {first}
+    assert any(f"nearest year's values (CY{first})" in w.message for w in prepared.warnings)
+    later = prepare("What does 99490 pay in 2031?", backends, today=TODAY)       # after the newest: the newest
+    assert any("newest" in w.message for w in later.warnings)

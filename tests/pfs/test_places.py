@@ -34,6 +34,15 @@ from carenav_core.pfs.places import find_places, find_places_in
     ("What does 99214 pay in Arlington County, Virginia?", ["12202:01"], False, ("Arlington County",)),
     ("What does 99214 pay in St. Louis County, MO?", ["05302:01"], False, ("St. Louis County",)),
     ("What does 99214 pay in Montgomery County, Texas?", ["04412:99"], False, ("Montgomery County",)),
+    # a state's postal code after a city without a comma (session 12); capitalised words are not states
+    ("G0557 in Birmingham AL 2026", ["10112:00"], False, ("Birmingham AL",)),
+    ("99213 in Boise ID", ["02202:00"], False, ("Boise ID",)),
+    ("G0557 in Los Angeles vs Birmingham AL 2026", ["01182:18", "10112:00"], True, ("Los Angeles", "Birmingham AL")),
+    ("What OR which code pays more in Seattle", ["02402:02"], False, ("Seattle",)),
+    # "rural" before a state: its rest-of-state locality, not every metro locality of it
+    ("TCM 99495 payment in rural texas 2026", ["04412:99"], False, ("texas",)),
+    ("99213 in rural Washington", ["02402:99"], False, ("Washington",)),
+    ("99213 in rural Alabama", ["10112:00"], False, ("Alabama",)),
 ])
 def test_places_in_questions(fee_db, text, keys, ambiguous, matched):
     match = find_places_in(fee_db, text, 2026)

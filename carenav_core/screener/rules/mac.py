@@ -4,7 +4,7 @@ from __future__ import annotations
 from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.words import COVERAGE
-from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, minimum_age,
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, at_or_below, minimum_age,
                                               nursing_facility_level, rule, unknown, verdict, yes_no)
 
 KEY = "mac"
@@ -32,8 +32,32 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
         return missing
     if profile.apple_health == "categorically_needy":
         return verdict(True, "has categorically needy Apple Health")
+    ruled_out = _not_categorically_needy(profile, context)
+    if ruled_out is not None:
+        return ruled_out
     return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {COVERAGE[profile.apple_health]}",
                    needs=("whether the care receiver is eligible for categorically needy Apple Health",))
+
+
+def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | None:
+    """A FAIL when the answers rule out SSI-related CN for a single person 65 or older (or one living apart from the
+    spouse): income or countable assets wholly above the CN limits. A spend-down makes a person medically needy, not
+    CN, and the SIPI route is only for married couples (WAC 182-513-1605); under 65 the MAGI route stays open."""
+    if profile.couple is not False or is_unknown(profile.age) or profile.age < 65:
+        return None
+    checks = []
+    if not is_unknown(profile.monthly_income) and not is_unknown(profile.household_size) and \
+            profile.household_size == 1:
+        checks.append(at_or_below(profile.monthly_income, context.thresholds.for_unit(
+            "apple_health_cn_income", context.on, married=False), "income"))
+    if not is_unknown(profile.assets):
+        checks.append(at_or_below(profile.assets, context.thresholds.for_unit(
+            "apple_health_cn_resources", context.on, married=False), "countable assets"))
+    failed = [c for c in checks if c.status is Status.FAIL]
+    if not failed:
+        return None
+    return verdict(False, f"{failed[0].reason} of categorically needy Apple Health, which MAC requires (a "
+                   "spend-down makes a person medically needy, not categorically needy)", *failed[0].thresholds)
 
 
 @rule(program=KEY, label="Lives at home, not in a residential or institutional setting",

@@ -45,6 +45,11 @@ def aged_65_or_disabled(profile: Profile, context: Context) -> Verdict:
     return open_routes or result
 
 
+# The daily activities whose need of help meets Aid & Attendance (38 CFR 3.352(a): dressing, keeping clean, feeding,
+# attending to the wants of nature, protection from hazards; transfers as the VA's exam form 21-2680 asks them)
+AA_NEEDS = frozenset({"bathing", "dressing", "eating", "toileting", "transferring", "supervision"})
+
+
 @rule(program=KEY, label="Needs another person's help with daily activities, or lives in a nursing home",
       document="va_pension#aid-and-attendance", legal=VA_AA)
 def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
@@ -53,8 +58,14 @@ def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "adl_help")
     if missing:
         return missing
-    if profile.adl_help:
+    if profile.adl_help & AA_NEEDS:
         return verdict(True, f"needs help with: {', '.join(sorted(profile.adl_help))}")
+    if profile.adl_help:
+        # 38 CFR 3.352(a) names dressing, keeping clean, feeding, toileting and protection from daily hazards; help with
+        # medication or walking alone may not meet it (basic pension and Housebound stay open)
+        return Verdict(status=Status.UNKNOWN, reason=f"needs help with: {', '.join(sorted(profile.adl_help))}, which "
+                       "alone may not meet Aid & Attendance", needs=("whether they need help with bathing, dressing, "
+                       "eating or toileting, or protection from everyday hazards",))
     # A&A and Housebound raise the MAPR; basic pension needs neither, and Housebound (mostly at home because of a
     # permanent disability) is not asked: no help listed leaves the pension open at a lower rate.
     return Verdict(status=Status.UNKNOWN, reason="needs help with: nothing listed; Aid & Attendance does not apply, "

@@ -1,0 +1,93 @@
+"""Wrong or unsettled screening results a second prober found with 42 new intakes (session 12), each checked against
+the program's own rule (programs.md or the cited rule) through the real rules and dated figures."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from carenav_core.screener.assemble import run_screen
+from carenav_core.screener.engine import Classification, screen
+from carenav_core.screener.profile import answer_warnings, normalize
+from carenav_core.screener.thresholds import load_thresholds
+from tests.screener.conftest import profile
+
+L, P, X = Classification.LIKELY, Classification.POSSIBLY, Classification.EXCLUDED
+ON = date(2026, 12, 2)
+OLDER = {"age": 80, "county": "Pierce", "medicare_parts": ["A", "B"], "apple_health": "none", "extra_help": "no",
+         "disability": "no", "assets": "0-2000"}
+
+
+def result(program: str, on: date = ON, **answers) -> Classification:
+    return {r.program.key: r for r in screen(profile(**answers), on=on)}[program].classification
+
+
+def test_married_in_a_household_of_one_is_judged_on_single_limits_and_asked_to_check():
+    apart = {**OLDER, "household_size": 1, "marital_status": "married", "monthly_income": "1883-1956"}
+    assert result("msp", **apart) is X                    # single QI-1 ($1,856 gross) is below the whole range
+    assert result("msp", **{**apart, "household_size": 2}) is L      # living together: the couple limit
+    assert any("living apart" in w for w in answer_warnings(profile(**apart)))
+
+
+@pytest.mark.parametrize("living, expected", [("nursing_facility", X), ("adult_family_home", P),
+                                              ("assisted_living", P), ("own_home", L)])
+def test_basic_food_residents_of_a_place_that_provides_their_meals_are_not_eligible(living, expected):
+    answers = {**OLDER, "household_size": 1, "marital_status": "single", "monthly_income": "1300-1499",
+               "living_situation": living}
+    assert result("basic_food", **answers) is expected
+    assert result("basic_food", **{**answers, "living_situation": None}) is L     # an exclusion needs its fact
+
+
+@pytest.mark.parametrize("living", ["nursing_facility", "adult_family_home", "assisted_living"])
+def test_property_tax_stays_open_for_a_resident_of_a_care_setting(living):
+    answers = {**OLDER, "county": "King", "household_size": 1, "marital_status": "single",
+               "monthly_income": "1300-1499", "living_situation": living}
+    assert result("property_tax", **answers) is P
+    assert result("property_tax", **{**answers, "living_situation": "rented_home"}) is X
+
+
+def test_extra_help_without_medicare_is_flagged_and_decides_nothing():
+    answers = {**OLDER, "age": 70, "household_size": 1, "marital_status": "single", "monthly_income": "1300-1499",
+               "medicare_parts": "none", "extra_help": "yes"}
+    assert result("msp", **answers) is P
+    assert any("Extra Help but no Medicare" in w for w in answer_warnings(profile(**answers)))
+
+
+def test_an_answer_far_above_a_floor_is_a_no_and_one_within_a_yearly_rise_stays_open():
+    veteran = {**OLDER, "veteran_status": "veteran", "wartime_service": "yes", "adl_help": ["bathing"],
+               "monthly_income": "1000-1299", "household_size": 1, "marital_status": "single"}
+    assert result("va_pension", **{**veteran, "assets": "250000+"}) is X
+    assert result("va_pension", **{**veteran, "assets": "163700-169592"}) is P
+
+
+@pytest.mark.parametrize("help_with, expected", [(["medication"], P), (["walking"], P), (["bathing"], L),
+                                                 (["medication", "dressing"], L)])
+def test_aid_and_attendance_needs_help_with_the_activities_the_rule_names(help_with, expected):
+    answers = {**OLDER, "county": "Okanogan", "household_size": 1, "marital_status": "single",
+               "monthly_income": "0-999", "veteran_status": "veteran", "wartime_service": "yes",
+               "adl_help": help_with, "living_situation": "rented_home"}
+    assert result("va_pension", **answers) is expected
+
+
+def test_mac_is_excluded_when_the_answers_rule_out_categorically_needy_apple_health_for_a_single_person():
+    single = {**OLDER, "age": 76, "household_size": 1, "marital_status": "single", "monthly_income": "1300-1499",
+              "assets": "4501-10000", "living_situation": "own_home", "nursing_facility_level_of_care": "assessed_yes",
+              "has_unpaid_caregiver": "yes"}
+    assert result("mac", **single) is X
+    # married: spousal-impoverishment rules may still make them CN; low income and assets: CN is possible
+    assert result("mac", **{**single, "marital_status": "married", "household_size": 2}) is P
+    assert result("mac", **{**single, "monthly_income": "0-999", "assets": "0-2000"}) is P
+
+
+def test_magi_limits_for_three_and_four_people_are_138_percent_of_the_guidelines_rounded():
+    limits = load_thresholds()
+    assert [limits.for_size("apple_health_magi_income", date(2026, 6, 1), n).amount for n in (3, 4)] == [3142, 3795]
+
+
+def test_the_caregiver_program_step_names_the_door_not_the_statute():
+    answers = {"screening_for": "myself", "age": 66, "county": "Franklin", "household_size": 2,
+               "marital_status": "married", "monthly_income": "2454-2489", "caring_for_someone": "yes",
+               "care_recipient_age": 70, "care_relationship": "spouse", "has_unpaid_caregiver": "no"}
+    report = run_screen(normalize(answers), on=ON, search=None)
+    row = next(r for r in report.summary if r.program.startswith("Family Caregiver"))
+    assert "1-855-567-0252" in row.next_step
