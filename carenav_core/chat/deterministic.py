@@ -172,7 +172,8 @@ def passes_guard(sentence: str, evidence: Evidence) -> bool:
 # --- the asked figures ----------------------------------------------------------------------------
 
 def _amount(figure: Figure, value: Decimal) -> str:
-    return f"${value}" if figure.money else f"{value}"
+    """'$66.13', '$64,536.00' (thousands separated), or an RVU as it is."""
+    return f"${value:,}" if figure.money else f"{value}"
 
 
 def _signed(figure: Figure, value: Decimal, percent: Decimal | None) -> str:

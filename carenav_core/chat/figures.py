@@ -378,7 +378,32 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                   label=f"[computed: {services} × {_name(row)}, {_short(row.label)}]",
                                   inputs=(amount,), value=value if "RVU" in setting else _cents(value),
                                   percent=None, place=row.locality, counts=(services,), how=how))
+    if plan.switched:           # billing one code instead of the other: the difference first, what was asked
+        return _volume_switch(figures, plan) + figures
     return _volume_totals(figures, rows, plan) + figures       # the codes together first: what was asked
+
+
+def _volume_switch(figures: list[Figure], plan: QuestionPlan) -> list[Figure]:
+    """"How much more would we make a year moving 300 CCM patients from 99490 to G0557?": per vintage, place and
+    setting, the volume billed with the new code minus the same volume billed with the old one."""
+    before, after = plan.switched
+    by_key: dict[tuple[str, str, str], dict[str, Figure]] = {}
+    for f in figures:
+        for setting in f.setting.split(" and "):
+            by_key.setdefault((f.rows[0], f.place, setting), {})[f.codes[0]] = f
+    found = []
+    for (label, place, setting), pair in by_key.items():
+        if before not in pair or after not in pair or pair[before].counts != pair[after].counts:
+            continue
+        old, new = pair[before], pair[after]
+        services = new.counts[0]
+        value = new.value - old.value
+        found.append(Figure(kind=FigureKind.DIFFERENCE, setting=setting, rows=(label, label),
+                            codes=(f"{services:,} × {after}", f"{services:,} × {before}"),
+                            label=f"[computed: {services} × {after} − {services} × {before}, {_short(label)}]",
+                            inputs=(new.value, old.value), value=value, percent=_percent(value, old.value),
+                            place=place, counts=(services,), how=new.how))
+    return found
 
 
 def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -431,5 +456,4 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _changes(rows, plan)
     if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units) and not plan.bundles:
         figures += _totals(rows, plan)
-    figures += _volumes(rows, plan)
-    return tuple(figures)
+    return tuple(_volumes(rows, plan) + figures)        # a volume asked is what the question asks: it leads

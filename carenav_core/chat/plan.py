@@ -134,6 +134,7 @@ class QuestionPlan:
     volume: Volume | None = None         # "100 patients a month for a year": what the codes bring in at that volume
     bundles: tuple[tuple[str, ...], ...] = ()   # "99491 alone or 99490 plus 99439": two sides, one billed together
     versus_national: bool = False        # "99214 in Alaska compared to national": a place's amount against the nation's
+    switched: tuple[str, str] = ()       # "moving 300 patients from 99490 to G0557": (from, to), alternatives weighed
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -385,6 +386,28 @@ def asked_bundles(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, ...], .
         sides.setdefault(sum(1 for c in cuts if c < at), []).append(code)
     groups = [tuple(sorted(g, key=upper.find)) for _, g in sorted(sides.items())]
     return tuple(groups) if len(groups) == 2 and max(len(g) for g in groups) > 1 else ()
+
+
+_SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:ing)?)\b[^.?]*?\bfrom\s+"
+                     r"(?:CPT\s+|HCPCS\s+)?(?P<a>[A-Z0-9]{5})\b[^.?]*?\bto\s+(?:CPT\s+|HCPCS\s+)?(?P<b>[A-Z0-9]{5})\b|"
+                     r"\b(?P<c>[A-Z0-9]{5})\s+instead of\s+(?:CPT\s+|HCPCS\s+)?(?P<d>[A-Z0-9]{5})\b", re.IGNORECASE)
+
+
+def asked_switch(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
+    """(from, to) when the question weighs billing one written code instead of another ("moving 300 CCM patients from
+    99490 to G0557", "G0557 instead of 99490"); () otherwise.
+
+    >>> asked_switch("how much more would we make moving 300 CCM pts from 99490 to G0557", ("99490", "G0557"))
+    ('99490', 'G0557')
+    >>> asked_switch("G0557 instead of 99490 for 100 patients", ("G0557", "99490"))
+    ('99490', 'G0557')
+    """
+    m = _SWITCH.search(text)
+    if not m:
+        return ()
+    pair = (m.group("a"), m.group("b")) if m.group("a") else (m.group("d"), m.group("c"))
+    pair = tuple(c.upper() for c in pair)
+    return pair if all(c in codes for c in pair) and pair[0] != pair[1] else ()
 
 
 def asks_setting_gap(text: str) -> bool:
@@ -692,6 +715,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     volume = asked_volume(text, detection.codes) if detection.codes else None
     bundles = asked_bundles(text, named)
     versus_national = bool(_NATIONAL.search(text))
+    switched = asked_switch(text, named)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units), bool(volume)),
@@ -699,4 +723,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
                         setting_gap=asks_setting_gap(text), units=units, volume=volume, bundles=bundles,
-                        versus_national=versus_national)
+                        versus_national=versus_national, switched=switched)

@@ -208,8 +208,11 @@ def prints_number(text: str, value: str) -> bool:
 
     >>> prints_number("99490 pays $66.13 [PFS]", "66.13"), prints_number("166.13", "66.13"), prints_number("66.135", "66.13")
     (True, False, False)
+    >>> prints_number("bring in $64,536.00", "64536.00"), prints_number("1,234,567", "234567")
+    (True, False)
     """
     number = re.escape(value.lstrip("-+"))
+    text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)          # "$64,536.00" prints 64536.00
     return re.search(rf"(?<![\d.]){number}(?!\d|\.\d)", text) is not None
 
 

@@ -31,6 +31,10 @@ def is_unknown(value: object) -> bool:
     return isinstance(value, Unknown)
 
 
+# The answers a caregiver gives about themselves that hold for the spouse they care for (one home, one household)
+SHARED_WITH_SPOUSE = ("county", "living_situation", "household_size", "married", "monthly_income", "assets")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Profile:
     """The person screened. Every field is a value or an Unknown; nothing is defaulted.
@@ -89,14 +93,18 @@ class Profile:
         """The person a care-receiver program (MAC, TSOA, PACE) would serve.
 
         The person screened, unless they are a caregiver of someone else: then the one they care for, of
-        whom the intake knows the age, that the screened person cares for them unpaid, and nothing else.
+        whom the intake knows the age, that the screened person cares for them unpaid, and — for a spouse, who shares
+        the home and household — the county, living situation, household size, marriage, income and assets.
         """
         if not self.cares_for_another():
             return self
         other = Unknown(reason="about_the_other_person")
         facts = {f.name: other for f in fields(self)}
-        return replace(self, **{**facts, "screening_for": "someone_i_care_for", "age": self.care_recipient_age,
-                                "caregiver_age": self.age, "has_unpaid_caregiver": True,
+        # a spouse shares the home, the household and (for the couple limits) the income and assets
+        shared = {name: getattr(self, name) for name in SHARED_WITH_SPOUSE} if self.care_relationship == "spouse" \
+            else {}
+        return replace(self, **{**facts, **shared, "screening_for": "someone_i_care_for",
+                                "age": self.care_recipient_age, "caregiver_age": self.age, "has_unpaid_caregiver": True,
                                 "caring_for_someone": False, "care_recipient_age": other})
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
+from carenav_core.chat.deterministic import DATA_NOTE_KINDS
 from carenav_core.chat.figures import Figure, FigureKind
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
@@ -198,10 +199,18 @@ def _gpci_table(event: FactorEvent, key: str) -> None:
                     "Download GPCIs (CSV)")
 
 
+def _in_prose(message: str, text: str) -> bool:
+    """The answer's prose already says the warning (a data note the writer leads with): not shown twice."""
+    flat = " ".join(text.split())
+    return bool(message.strip()) and " ".join(message.split()) in flat
+
+
 def render_after(answer: Answer, warnings: bool = True) -> None:
-    """Warnings (unless already shown live), who wrote the prose, and the Provenance and Sources expanders."""
+    """Warnings (unless already shown live, or said by the prose), who wrote the prose, and the Provenance and
+    Sources expanders."""
     for warning in answer.warnings if warnings else ():
-        st.warning(warning.message)
+        if not _in_prose(warning.message, answer.text):
+            st.warning(warning.message)
     withheld = len(answer.withheld)
     st.caption(("Written by the deterministic writer: no language model wrote this answer."
                 if answer.writer == "deterministic" else f"Written by {answer.writer}; every sentence was checked.")
@@ -261,6 +270,9 @@ def render_live(question: str, events: Iterator[ChatEvent], key: str) -> Answer:
         answer = Answer.from_events(question, seen)
         if answer.text:                  # the streamed prose again, its citations now links
             prose.markdown(linked(answer.text, citation_links(answer)))
+        for warning in answer.warnings:  # a data note held back: shown only when the prose did not say it
+            if warning.kind in DATA_NOTE_KINDS and not _in_prose(warning.message, answer.text):
+                st.warning(warning.message)
         render_after(answer, warnings=False)
     return answer
 
@@ -270,7 +282,7 @@ def _show_live(event: ChatEvent, status, key: str) -> None:
         render_valuation(event, key)
     elif isinstance(event, FactorEvent):
         render_factors(event, key)
-    elif isinstance(event, WarningEvent):
+    elif isinstance(event, WarningEvent) and event.kind not in DATA_NOTE_KINDS:   # data notes lead the prose
         st.warning(event.message)
     elif isinstance(event, ProgressEvent):
         shown = f"; {event.sentences} sentence(s) checked and shown" if event.sentences else ""

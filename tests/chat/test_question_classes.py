@@ -524,3 +524,16 @@ def test_a_year_before_a_codes_first_year_shows_the_nearest_year_and_says_so(bac
     assert any(f"nearest year's values (CY{first})" in w.message for w in prepared.warnings)
     later = prepare("What does 99490 pay in 2031?", backends, today=TODAY)       # after the newest: the newest
     assert any("newest" in w.message for w in later.warnings)
+
+
+def test_moving_a_volume_from_one_code_to_another_states_the_difference_first(backends):
+    prepared = prepare("how much more would we make per year moving 300 CCM pts from 99490 to G0557 in 2026", backends,
+                       today=TODAY)
+    assert prepared.plan.switched == ("99490", "G0557")
+    first = prepared.figures[0]
+    volumes = {(f.codes[0], f.setting): f.value for f in prepared.figures if f.kind is FigureKind.VOLUME}
+    assert first.kind is FigureKind.DIFFERENCE and first.counts == (3600,)
+    assert first.value == volumes[("G0557", first.setting)] - volumes[("99490", first.setting)]
+    assert not any(" + " in f.codes[0] for f in prepared.figures if f.kind is FigureKind.VOLUME)   # never summed
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert first.label in lead and f"${abs(first.value):,}" in lead

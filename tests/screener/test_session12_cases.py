@@ -91,3 +91,17 @@ def test_the_caregiver_program_step_names_the_door_not_the_statute():
     report = run_screen(normalize(answers), on=ON, search=None)
     row = next(r for r in report.summary if r.program.startswith("Family Caregiver"))
     assert "1-855-567-0252" in row.next_step
+
+
+def test_a_caregiver_of_a_spouse_shares_the_home_and_copes_is_judged_for_the_person_cared_for():
+    caregiver = {"screening_for": "myself", "age": 66, "county": "Franklin", "household_size": 2,
+                 "marital_status": "married", "monthly_income": "2454-2489", "assets": "10001-17600",
+                 "medicare_parts": ["A", "B"], "disability": "no", "caring_for_someone": "yes",
+                 "care_recipient_age": 70, "care_relationship": "spouse", "has_unpaid_caregiver": "no",
+                 "living_situation": "own_home"}
+    results = {r.program.key: r for r in screen(profile(**caregiver), on=ON)}
+    assert results["pace"].classification is X                # Franklin: no PACE service area, the home is shared
+    assert results["copes"].for_care_receiver and results["copes"].classification is P
+    parent = {**caregiver, "care_relationship": "parent", "care_recipient_age": 90}
+    pace = {r.program.key: r for r in screen(profile(**parent), on=ON)}["pace"]
+    assert pace.classification is P                            # a parent may live elsewhere: the county is theirs

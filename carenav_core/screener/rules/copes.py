@@ -81,4 +81,5 @@ PROGRAM = Program(
                    "asset transfers in the last 60 months (transfer penalty)",
                    "home equity (a limit applies)",
                    "Washington residency and citizenship or qualifying immigration status"),
-    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/hcs-home-and-community-based-hcb-waivers")
+    official_url="https://hca.wa.gov/health-care-services-supports/program-administration/hcs-home-and-community-based-hcb-waivers",
+    serves="care_receiver")
