@@ -105,3 +105,12 @@ def test_a_caregiver_of_a_spouse_shares_the_home_and_copes_is_judged_for_the_per
     parent = {**caregiver, "care_relationship": "parent", "care_recipient_age": 90}
     pace = {r.program.key: r for r in screen(profile(**parent), on=ON)}["pace"]
     assert pace.classification is P                            # a parent may live elsewhere: the county is theirs
+
+
+def test_a_married_resident_of_a_care_facility_is_judged_with_the_spouses_protected_resources():
+    resident = {**OLDER, "age": 82, "household_size": 2, "marital_status": "married", "monthly_income": "1300-1499",
+                "assets": "53101-84354", "living_situation": "nursing_facility",
+                "nursing_facility_level_of_care": "assessed_yes"}
+    assert result("apple_health", **resident) is P
+    assert result("apple_health", **{**resident, "living_situation": "own_home"}) is X       # at home: the couple limit
+    assert result("apple_health", **{**resident, "marital_status": "single", "household_size": 1}) is X

@@ -5,7 +5,7 @@ import dataclasses
 
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
-                                              rule, unknown, verdict)
+                                              only_passes, rule, unknown, verdict)
 
 KEY = "apple_health"
 HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
@@ -98,6 +98,11 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         return missing
     limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.couple)
     result = at_or_below(profile.assets, limit, "countable assets")
+    if profile.married is True and profile.living_situation in INSTITUTIONAL_SETTINGS:
+        # long-term care for a married person in a facility is judged under spousal-impoverishment rules: the spouse
+        # at home keeps a protected resource amount (WAC 182-513-1350), which the couple figure cannot show
+        return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules "
+                           "for long-term care)")
     extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.couple else 1)
     if result.status is not Status.FAIL or extra <= 0:
         return result
@@ -111,6 +116,10 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; the medically needy limit for a household of "
                    f"{profile.household_size} ({each.shown()} per extra family member) is {needy.shown()}",
                    thresholds=(limit, each), needs=("whether the medically needy (spend-down) route applies",))
+
+
+# Settings where long-term care Apple Health applies (a nursing facility, or residential care paid by a waiver)
+INSTITUTIONAL_SETTINGS = ("nursing_facility", "adult_family_home", "assisted_living")
 
 
 PROGRAM = Program(
