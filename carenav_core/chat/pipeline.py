@@ -101,10 +101,14 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
               plan.year_in_focus(r.cy, r.proposed, newest.get(r.hcpcs, 0))) for r in rows]
     missing = {r.hcpcs for r, (is_named, _) in zip(rows, flags) if is_named} - \
         {r.hcpcs for r, (_, focus) in zip(rows, flags) if focus}
-    # every asked year before the code's first year on file ("99490 in 2019"): the nearest, its first year
+    # every asked year before the code's first year on file ("99490 in 2019"): the nearest, its first year; a family
+    # member created later than the asked years while other members have them ("RPM codes in 2025": 99445 is new in
+    # CY2026) is a new code, not an answer for those years: none of its rows is in focus (the note says so)
     before = {c for c in missing if plan.years and max(plan.years) < earliest.get(c, 0)}
+    later = {c for c in before if c not in plan.named_codes and named - missing}
+    before -= later
     return tuple(_flagged(r, is_named, (id(r) in chosen and not r.proposed and r.cy == earliest.get(r.hcpcs))
-                          if r.hcpcs in before else
+                          if r.hcpcs in before else False if r.hcpcs in later else
                           (id(r) in chosen and (r.proposed or r.cy == newest.get(r.hcpcs)))
                           if r.hcpcs in missing else focus)
                  for r, (is_named, focus) in zip(rows, flags))
@@ -138,7 +142,11 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
         instead = "" if len(missing) < len(plan.years) else \
             f", so the nearest year's values (CY{first}) are shown instead" if all(y < first for y in missing) else \
             ", so the newest values are shown instead"
-        if missing and all(y > held[-1] for y in missing):          # a year after the newest release
+        others = any(r.cy in plan.years for r in rows if r.hcpcs in plan.focus_codes and r.hcpcs != code)
+        if missing and code not in plan.named_codes and others and len(missing) == len(plan.years) and \
+                all(y < first for y in missing):      # a family member created after the asked years
+            case = f"{{codes}} {{are}} new in the fee schedule from CY{first}, so {{they}} {{have}} no {years} values"
+        elif missing and all(y > held[-1] for y in missing):          # a year after the newest release
             case = f"No {years} fee schedule values for {{codes}} (the newest are CY{held[-1]}){instead}"
         elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
             span = f"CY{held[0]}" if len(held) == 1 else f"CY{held[0]} to CY{held[-1]}"
@@ -156,7 +164,9 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
     if not cases:
         return ()
     notes = [case.format(codes=listed(codes), them="it" if len(codes) == 1 else "them",
-                         have="has" if len(codes) == 1 else "have") for case, codes in cases.items()]
+                         have="has" if len(codes) == 1 else "have", are="is" if len(codes) == 1 else "are",
+                         they="it" if len(codes) == 1 else "they")
+             for case, codes in cases.items()]
     return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + "."),)
 
 

@@ -537,3 +537,12 @@ def test_moving_a_volume_from_one_code_to_another_states_the_difference_first(ba
     assert not any(" + " in f.codes[0] for f in prepared.figures if f.kind is FigureKind.VOLUME)   # never summed
     lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
     assert first.label in lead and f"${abs(first.value):,}" in lead
+
+
+def test_a_family_member_created_after_the_asked_year_is_said_to_be_new_not_shown_as_that_year(backends):
+    prepared = prepare("remote patient monitoring codes what do they pay 2025", backends, today=TODAY)
+    new = {r.hcpcs for r in prepared.rows if min(x.cy for x in prepared.rows if x.hcpcs == r.hcpcs) > 2025}
+    assert new and not any(r.in_focus for r in prepared.rows if r.hcpcs in new)
+    assert all(r.cy == 2025 for r in prepared.rows if r.in_focus and not r.proposed)
+    note = next(w.message for w in prepared.warnings if w.kind is WarningKind.YEAR_NOT_FOUND)
+    assert "new in the fee schedule from CY2026" in note and all(code in note for code in new)
