@@ -299,7 +299,9 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         # "G0557 in Los Angeles vs Birmingham AL": the place names are not a rule topic; read without them
         bare = text
         for phrase in match.matched:
-            bare = bare.replace(phrase, " ")
+            # a state's postal code takes the city word before it along ("Birmingham AL"): a place, not a topic
+            bare = re.sub(rf"\b[A-Z][a-z]+\s+{re.escape(phrase)}\b" if re.fullmatch(r"[A-Z]{2}", phrase)
+                          else re.escape(phrase), " ", bare)
         intents = plan_question(bare, detect(bare), date.today()).intents
     return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous, intents=intents),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)

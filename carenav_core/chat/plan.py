@@ -555,7 +555,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
              written: bool = True, counted: bool = False, volume: bool = False) -> tuple[Intent, ...]:
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
     `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `volume`: the
-    question prices a volume ("100 patients a month"), which the rows answer."""
+    question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""
     if not codes:
         return (Intent.POLICY,)
     found = []
@@ -718,7 +718,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     switched = asked_switch(text, named)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
-                        intents=_intents(text, focus, years, since, reasons, bool(named), bool(units), bool(volume)),
+                        intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
+                                         bool(volume) or asks_setting_gap(text)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,

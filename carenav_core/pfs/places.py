@@ -253,17 +253,17 @@ def _phrase_hits(text: str, index: _Index, aliases) -> list[_Hit]:
 
 # A state's postal code written after a place without a comma ("Birmingham AL", "Boise ID 2026"): capitals in the
 # original, after a capitalised word, followed by no letter
-_STATE_CODE_AFTER = re.compile(r"\b[A-Z][a-z]+\s+([A-Z]{2})\b(?![a-z])")
+_STATE_CODE_AFTER = re.compile(r"\b[A-Z][a-z]+(?:\s+|,\s*)([A-Z]{2})\b(?![a-z])")
 
 
 _WORDS_IN_CAPITALS = {"OR", "IN", "ME", "OK", "HI", "OH"}     # "What OR which": words, not states, without a comma
 
 
 def _state_code_hits(original: str, index: _Index) -> list[_Hit]:
-    """"Birmingham AL": the state's localities (a state of one locality is that locality); the hit spans the city
-    word too (a place named, not a topic of the question)."""
+    """"Birmingham AL": the state's localities (a state of one locality is that locality); after a place the file
+    knows ("Brooklyn NY", "Seattle WA") the code only confirms that place's state, as ", NY" does."""
     codes = set(STATE_CODES.values()) - _WORDS_IN_CAPITALS
-    return [_Hit(start=m.start(), end=m.end(1), places=index.by_state[m.group(1)], how=f"state {m.group(1)}", rank=4)
+    return [_Hit(start=m.start(1), end=m.end(1), places=index.by_state[m.group(1)], how=f"state {m.group(1)}", rank=4)
             for m in _STATE_CODE_AFTER.finditer(original) if m.group(1) in codes and m.group(1) in index.by_state]
 
 
@@ -276,7 +276,7 @@ def _rural(hits: list[_Hit], text: str, index: _Index) -> list[_Hit]:
         rest = index.rest_of_state.get(state, ()) if state else ()
         if rest and re.search(r"\brural\s+(?:parts?\s+of\s+|areas?\s+of\s+)?$", text[:hit.start], re.IGNORECASE):
             hit = _Hit(start=hit.start, end=hit.end, places=tuple(index.by_key[k] for k in rest if k in index.by_key),
-                       how=f"rural {state}: rest of state", rank=hit.rank)
+                       how=f"rural {state}: rest of state", rank=2)      # a place, not the whole state
         out.append(hit)
     return out
 

@@ -93,16 +93,17 @@ class Profile:
         """The person a care-receiver program (MAC, TSOA, PACE) would serve.
 
         The person screened, unless they are a caregiver of someone else: then the one they care for, of
-        whom the intake knows the age, that the screened person cares for them unpaid, and — for a spouse, who shares
-        the home and household — the county, living situation, household size, marriage, income and assets.
+        whom the intake knows the age, that the screened person cares for them unpaid, and — for a spouse who lives
+        with them (not one in a household of one: living apart) — the county, living situation, household size,
+        marriage, income and assets.
         """
         if not self.cares_for_another():
             return self
         other = Unknown(reason="about_the_other_person")
         facts = {f.name: other for f in fields(self)}
         # a spouse shares the home, the household and (for the couple limits) the income and assets
-        shared = {name: getattr(self, name) for name in SHARED_WITH_SPOUSE} if self.care_relationship == "spouse" \
-            else {}
+        shared = {name: getattr(self, name) for name in SHARED_WITH_SPOUSE} \
+            if self.care_relationship == "spouse" and self.couple is True else {}     # a spouse living apart: unknown
         return replace(self, **{**facts, **shared, "screening_for": "someone_i_care_for",
                                 "age": self.care_recipient_age, "caregiver_age": self.age, "has_unpaid_caregiver": True,
                                 "caring_for_someone": False, "care_recipient_age": other})
@@ -185,6 +186,12 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
     if no_medicare and profile.extra_help is True:
         found.append("The answers say enrolled in Extra Help but no Medicare; Extra Help is only for people with "
                      "Medicare. Please check the Medicare answer.")
+    if no_medicare and profile.apple_health == "msp_only":
+        found.append("The answers say enrolled in a Medicare Savings Program but no Medicare; the program pays "
+                     "Medicare costs. Please check the Medicare answer.")
+    if not is_unknown(profile.medicare_parts) and profile.medicare_parts == frozenset({"D"}):
+        found.append("The answers give Medicare Part D only; Part D needs Part A or Part B. Please check the Medicare "
+                     "answer.")
     if profile.lives_apart_from_spouse():
         found.append("The answers say married with a household of one person: read as living apart from the spouse, "
                      "so single limits are used for Apple Health, the Medicare Savings Programs and Extra Help (only "

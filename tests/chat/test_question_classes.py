@@ -337,6 +337,7 @@ def test_a_county_the_county_file_does_not_list_is_priced_in_rest_of_state_and_s
 @pytest.mark.parametrize("question, field", [
     ("What is the difference between the facility and non-facility payment for 99214 in 2026?", "payment"),
     ("How big is the gap between the facility and non-facility PE RVU for 99490 in 2026?", "pe"),
+    ("facility vs non-facility difference for 99214 in 2026", "payment"),        # shorthand: not a rule question
 ])
 def test_the_gap_between_a_rows_two_settings_is_computed_and_said_first(backends, question, field):
     prepared = prepare(question, backends, today=TODAY)

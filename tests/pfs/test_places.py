@@ -35,9 +35,16 @@ from carenav_core.pfs.places import find_places, find_places_in
     ("What does 99214 pay in St. Louis County, MO?", ["05302:01"], False, ("St. Louis County",)),
     ("What does 99214 pay in Montgomery County, Texas?", ["04412:99"], False, ("Montgomery County",)),
     # a state's postal code after a city without a comma (session 12); capitalised words are not states
-    ("G0557 in Birmingham AL 2026", ["10112:00"], False, ("Birmingham AL",)),
-    ("99213 in Boise ID", ["02202:00"], False, ("Boise ID",)),
-    ("G0557 in Los Angeles vs Birmingham AL 2026", ["01182:18", "10112:00"], True, ("Los Angeles", "Birmingham AL")),
+    ("G0557 in Birmingham AL 2026", ["10112:00"], False, ("AL",)),
+    ("99213 in Boise ID", ["02202:00"], False, ("ID",)),
+    ("G0557 in Los Angeles vs Birmingham AL 2026", ["01182:18", "10112:00"], True, ("Los Angeles", "AL")),
+    ("Miami, FL 2026 vs Boise, ID", ["09102:04", "02202:00"], True, ("Miami", "ID")),
+    # after a place the file knows, the code confirms its state (not every locality of the state)
+    ("99496 in Brooklyn NY for 2025", ["13202:02"], False, ("Brooklyn",)),
+    ("99491 in Chicago IL, 2026", ["06102:16"], False, ("Chicago",)),
+    ("Seattle WA", ["02402:02"], False, ("Seattle",)),
+    ("99204 in rural California vs national in 2025", ["01112:75"], False, ("California",)),
+    ("rural texas vs dallas", ["04412:99", "04412:11"], True, ("texas", "dallas")),
     ("What OR which code pays more in Seattle", ["02402:02"], False, ("Seattle",)),
     # "rural" before a state: its rest-of-state locality, not every metro locality of it
     ("TCM 99495 payment in rural texas 2026", ["04412:99"], False, ("texas",)),

@@ -114,3 +114,42 @@ def test_a_married_resident_of_a_care_facility_is_judged_with_the_spouses_protec
     assert result("apple_health", **resident) is P
     assert result("apple_health", **{**resident, "living_situation": "own_home"}) is X       # at home: the couple limit
     assert result("apple_health", **{**resident, "marital_status": "single", "household_size": 1}) is X
+
+
+def test_a_spouse_cared_for_who_lives_apart_shares_none_of_the_caregivers_facts():
+    apart = {"screening_for": "myself", "age": 72, "county": "King", "household_size": 1, "marital_status": "married",
+             "monthly_income": "4500-5499", "assets": "10001-17600", "medicare_parts": ["A", "B"], "disability": "no",
+             "living_situation": "own_home", "caring_for_someone": "yes", "care_recipient_age": 80,
+             "care_relationship": "spouse", "has_unpaid_caregiver": "no"}
+    results = {r.program.key: r for r in screen(profile(**apart), on=ON)}
+    for key in ("copes", "tsoa", "pace"):         # the spouse's own income, home and county are not known
+        assert results[key].classification is P, key
+    assert results["property_tax"].classification is P        # combined disposable income counts the spouse too
+
+
+@pytest.mark.parametrize("answers", [
+    {"medicare_parts": "none", "extra_help": "yes"},
+    {"medicare_parts": "none", "apple_health": "msp_only"},
+    {"medicare_parts": ["D"]},
+])
+def test_medicare_answers_that_contradict_the_others_decide_nothing_and_are_flagged(answers):
+    person = {**OLDER, "age": 70, "household_size": 1, "marital_status": "single", "monthly_income": "1000-1299",
+              **answers}
+    assert result("msp", **person) is P and result("extra_help", **person) is P
+    assert any("Please check the Medicare answer" in w for w in answer_warnings(profile(**person)))
+
+
+def test_mac_under_65_with_medicare_is_excluded_when_categorically_needy_is_ruled_out():
+    disabled = {**OLDER, "age": 60, "disability": "yes", "household_size": 1, "marital_status": "single",
+                "monthly_income": "2016-2199", "living_situation": "own_home",
+                "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes"}
+    assert result("mac", **disabled) is X
+    assert result("mac", **{**disabled, "medicare_parts": "none"}) is P      # 19-64 without Medicare: MAGI is open
+
+
+def test_property_tax_one_year_short_and_single_asks_both_the_birthday_and_the_late_spouse():
+    person = {**OLDER, "age": 60, "county": "Whatcom", "household_size": 1, "marital_status": "single", "veteran_status": "no",
+              "monthly_income": "2200-2351", "living_situation": "own_home"}
+    card = {r.program.key: r for r in screen(profile(**person), on=ON)}["property_tax"]
+    needs = [n for o in card.unknown_rules for n in o.verdict.needs]
+    assert any("turn 61" in n and "December 31" in n for n in needs) and any("late spouse" in n for n in needs)

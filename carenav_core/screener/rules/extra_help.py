@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
-from carenav_core.screener.rules.base import (Context, Program, Verdict, at_or_below, gross_of_disregard, rule,
-                                              unknown, verdict)
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
+                                              rule, unknown, verdict)
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
@@ -24,8 +24,16 @@ def _deemed(profile: Profile) -> bool:
 @rule(program=KEY, label="Has Medicare (Part A and/or B)", document="extra_help#age-and-category", legal=SSA_PUB)
 def has_medicare(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "medicare_parts")
-    return missing or verdict(bool(profile.medicare_parts & {"A", "B"}),
-                              f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
+    if missing:
+        return missing
+    if not profile.medicare_parts & {"A", "B"} and (_deemed(profile) or profile.medicare_parts):
+        # Extra Help, an MSP or Medicaid with Medicare answered as none, or Part D alone (which needs A or B): the
+        # answers are incomplete or contradict each other, so they decide nothing
+        said = ", ".join(sorted(profile.medicare_parts)) or "none"
+        return Verdict(status=Status.UNKNOWN, reason=f"Medicare parts: {said}, which does not fit the other answers "
+                       "(Extra Help and Part D need Part A or B)", needs=("which parts of Medicare they have",))
+    return verdict(bool(profile.medicare_parts & {"A", "B"}),
+                   f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
 
 
 @rule(program=KEY, label="Income within the Extra Help limit after the general income exclusion (or automatic through Medicaid/MSP)", document="extra_help#income-limit",

@@ -40,11 +40,14 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
 
 
 def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | None:
-    """A FAIL when the answers rule out SSI-related CN for a single person 65 or older (or one living apart from the
-    spouse): income or countable assets wholly above the CN limits. A spend-down makes a person medically needy, not
-    CN, and the SIPI route is only for married couples (WAC 182-513-1605); under 65 the MAGI route stays open."""
-    if profile.couple is not False or is_unknown(profile.age) or profile.age < 65:
+    """A FAIL when the answers rule out SSI-related CN for a single person (or one living apart from the spouse) for
+    whom the MAGI adult route (ABP: 19-64 without Medicare) is closed — 65 or older, or with Medicare: income or
+    countable assets wholly above the CN limits. A spend-down makes a person medically needy, not CN, and the SIPI
+    route is only for married couples (WAC 182-513-1605)."""
+    if profile.couple is not False or is_unknown(profile.age) or is_unknown(profile.medicare_parts):
         return None
+    if profile.age < 65 and not profile.medicare_parts:
+        return None         # 19-64 without Medicare: the MAGI adult route (ABP) is open
     checks = []
     if not is_unknown(profile.monthly_income) and not is_unknown(profile.household_size) and \
             profile.household_size == 1:

@@ -44,10 +44,13 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
                        needs=("the VA service-connected disability rating",))
     widow_age = context.thresholds.amount("property_tax_surviving_spouse_min_age", context.on)
     if result.status is Status.FAIL and profile.age >= widow_age.amount and profile.married is not True:
-        # RCW 84.36.381(3): a participant's surviving spouse or domestic partner may continue the exemption at 57+
+        # RCW 84.36.381(3): a participant's surviving spouse or domestic partner may continue the exemption at 57+;
+        # one year short, the birthday may settle it too
+        birthday = (f"whether they turn {minimum.shown()} by December 31, {context.on.year}",) \
+            if profile.age == minimum.amount - 1 else ()
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; a participant's surviving spouse or partner may "
                        f"continue it from age {widow_age.shown()}", thresholds=(minimum, widow_age),
-                       needs=("whether their late spouse or partner was receiving the exemption",))
+                       needs=(*birthday, "whether their late spouse or partner was receiving the exemption"))
     if result.status is Status.FAIL and profile.age == minimum.amount - 1:
         # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
@@ -85,6 +88,11 @@ def income_within_county_threshold(profile: Profile, context: Context) -> Verdic
     year = context.on.year
     result = at_or_below(profile.monthly_income, limit, f"household income (for an application filed in {year}: "
                          f"{year - 1} income, lowering {year + 1} taxes)", scale=MONTHS)
+    if result.status is Status.PASS and profile.lives_apart_from_spouse():
+        # combined disposable income counts both spouses (RCW 84.36.383); the household answer holds one of them
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; combined disposable income also counts the "
+                       "spouse, who lives elsewhere", thresholds=result.thresholds,
+                       needs=("the spouse's income (combined disposable income counts both spouses)",))
     # Disposable income subtracts unreimbursed medical and in-home care costs (RCW 84.36.383).
     return only_passes(result, "prior-year combined disposable income after medical and care deductions")
 
