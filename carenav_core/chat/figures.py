@@ -367,6 +367,9 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                 (not plan.named_codes and row.global_days == "ZZZ"):
             continue
         services, how = volume.services(payment_unit(row.hcpcs) == "per calendar month")
+        units = dict(plan.units).get(row.hcpcs, 1)        # "plus 2 units of 99439 each": each patient bills two
+        if units > 1:
+            services, how = services * units, f"{how + ' × ' if how else ''}{units} units each"
         amounts: dict[Decimal, list[str]] = {}          # one figure for both settings when they pay the same
         for setting, field in measured_fields(plan):
             if getattr(row, field) is not None:
@@ -381,6 +384,14 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     if plan.switched:           # billing one code instead of the other: the difference first, what was asked
         return _volume_switch(figures, plan) + figures
     return _volume_totals(figures, rows, plan) + figures       # the codes together first: what was asked
+
+
+def _base_how(parts: list[Figure], units: dict[str, int]) -> str:
+    """A total's arithmetic in words: the volume's own ("60 a month × 12 months"), then the units billed per patient
+    ("2 units of 99439 each")."""
+    plain = next((f.how for f in parts if units.get(f.codes[0], 1) == 1), parts[0].how.rsplit(" × ", 1)[0])
+    extra = [f"{units[f.codes[0]]} units of {f.codes[0]} each" for f in parts if units.get(f.codes[0], 1) > 1]
+    return ", ".join(part for part in (plain, *extra) if part)
 
 
 def _volume_switch(figures: list[Figure], plan: QuestionPlan) -> list[Figure]:
@@ -417,18 +428,21 @@ def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: Qu
         for setting in f.setting.split(" and "):        # one figure may stand for both settings (the same amount)
             by_key.setdefault((f.rows[0], f.place, setting), []).append(f)
     chosen = {r.hcpcs: r for r in rows if r.in_focus}
+    units = dict(plan.units)
     totals = []
     for (label, place, setting), parts in by_key.items():
         codes = tuple(f.codes[0] for f in parts)
-        if set(codes) != set(plan.named_codes) or len({f.counts[0] for f in parts}) != 1 or \
+        base = {f.counts[0] // units.get(f.codes[0], 1) for f in parts}     # the payments each code bills per unit
+        if set(codes) != set(plan.named_codes) or len(base) != 1 or \
                 _alternatives([chosen[c] for c in codes if c in chosen]):
             continue
-        services = parts[0].counts[0]
-        totals.append(Figure(kind=FigureKind.VOLUME, setting=setting, codes=(" + ".join(codes),), rows=(label,),
-                             label=f"[computed: {services} × ({' + '.join(codes)}), {_short(label)}]",
-                             inputs=(sum((f.inputs[0] for f in parts), Decimal(0)),),
-                             value=sum((f.value for f in parts), Decimal(0)), percent=None, place=place,
-                             counts=(services,), how=parts[0].how))
+        services = base.pop()
+        names = [f"{units[c]} × {c}" if units.get(c, 1) > 1 else c for c in codes]
+        each = sum((f.inputs[0] * units.get(f.codes[0], 1) for f in parts), Decimal(0))
+        totals.append(Figure(kind=FigureKind.VOLUME, setting=setting, codes=(" + ".join(names),), rows=(label,),
+                             label=f"[computed: {services} × ({' + '.join(names)}), {_short(label)}]",
+                             inputs=(each,), value=sum((f.value for f in parts), Decimal(0)), percent=None,
+                             place=place, counts=(services,), how=_base_how(parts, units)))
     return totals
 
 

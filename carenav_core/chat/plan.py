@@ -37,7 +37,7 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
                       r"which (?:\w+ ){0,4}(?:more|less|most|least)|(?:more|less) (?:\w+ ){0,4}than)\b",
                       re.IGNORECASE)
 # "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
-MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:\w+\s+){0,2}?"
+MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:(?:\w+|%)\s*){0,2}?"
                           r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
                           r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?most\b",
                           re.IGNORECASE)
@@ -256,11 +256,12 @@ class Volume:
     noun: str
     per: str = ""
     months: int = 0
+    weeks: int = 0          # a span written in weeks ("46 weeks", "48 weeks a year"): for a weekly rate
 
     def describe(self) -> str:
         """'100 patients a month for 12 months', 'a panel of 500 patients over 12 months', '250 visits'."""
         rate = f" a {self.per}" if self.per else ""
-        span = f" for {self.months} months" if self.months else ""
+        span = f" for {self.weeks} weeks" if self.weeks else f" for {self.months} months" if self.months else ""
         return f"{self.count:,} {self.noun}{rate}{span}"
 
     def services(self, monthly: bool) -> tuple[int, str]:
@@ -272,8 +273,8 @@ class Volume:
             n = max(months, 1)
             return self.count * n, (f"{self.count:,} a month × {n} months" if months else "")
         if self.per == "week":
-            weeks = round(months * 52 / 12) if months else 1
-            return self.count * weeks, (f"{self.count:,} a week × {weeks} weeks" if months else "")
+            weeks = self.weeks or (round(months * 52 / 12) if months else 1)
+            return self.count * weeks, (f"{self.count:,} a week × {weeks} weeks" if self.weeks or months else "")
         if self.per == "year" and months > 12:
             return self.count * (months // 12), f"{self.count:,} a year × {months // 12} years"
         if monthly and months and self.noun in _PEOPLE:
@@ -301,6 +302,7 @@ _YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|(?:a|per|each|every)\s+(?:year|
 # "20 minutes for patients")
 _NOT_BETWEEN = re.compile(r"\b(?:for|of|with|to|in|at|per|an?|the|and|or|pays?|paid|is|are|be|by|from|on|minutes?|"
                           r"mins?|hours?|days?|percent|conditions?|RVUs?|dollars?)\b", re.IGNORECASE)
+_WEEKS = re.compile(r"\b(\d{1,2})\s+weeks?\b", re.IGNORECASE)
 _SPAN_NUMBERS = COUNT_WORDS | {"one": 1, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24}
 
 
@@ -315,13 +317,13 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     months", "annual").
 
     >>> asked_volume("What would a practice earn billing G0557 for 100 patients a month for a year?")
-    Volume(count=100, noun='patients', per='month', months=12)
+    Volume(count=100, noun='patients', per='month', months=12, weeks=0)
     >>> asked_volume("annual revenue for a panel of 500 CCM patients")
-    Volume(count=500, noun='patients', per='', months=12)
+    Volume(count=500, noun='patients', per='', months=12, weeks=0)
     >>> asked_volume("What does 99487 pay for patients with 3 chronic conditions?") is None
     True
     >>> asked_volume("99490 for 60 minutes with 2 patients") , asked_volume("99490 in 2026") is None
-    (Volume(count=2, noun='patients', per='', months=0), True)
+    (Volume(count=2, noun='patients', per='', months=0, weeks=0), True)
     """
     for m in _VOLUME.finditer(text):
         count = int(m.group("count").replace(",", ""))
@@ -356,7 +358,9 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
             months = 12
         if per == "year" and months <= 12:
             per, months = "", 12
-        return Volume(count=count, noun=noun, per=per, months=months)
+        weeks = _WEEKS.search(text)                  # "40 visits a week, 48 weeks a year", "25 per week, 46 weeks"
+        return Volume(count=count, noun=noun, per=per, months=months,
+                      weeks=int(weeks.group(1)) if weeks and per == "week" else 0)
     return None
 
 
@@ -388,7 +392,8 @@ def asked_bundles(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, ...], .
     return tuple(groups) if len(groups) == 2 and max(len(g) for g in groups) > 1 else ()
 
 
-_SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:ing)?)\b[^.?]*?\bfrom\s+"
+_SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:ing)?|shift\w*|swap\w*|"
+                     r"migrat\w+|upgrad\w+|downgrad\w+|bump\w*|upcod\w+|recod\w+)\b[^.?]*?\bfrom\s+"
                      r"(?:CPT\s+|HCPCS\s+)?(?P<a>[A-Z0-9]{5})\b[^.?]*?\bto\s+(?:CPT\s+|HCPCS\s+)?(?P<b>[A-Z0-9]{5})\b|"
                      r"\b(?P<c>[A-Z0-9]{5})\s+instead of\s+(?:CPT\s+|HCPCS\s+)?(?P<d>[A-Z0-9]{5})\b", re.IGNORECASE)
 

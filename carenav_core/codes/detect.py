@@ -38,15 +38,16 @@ _NOT_CODES = re.compile(
 # 99495").
 _BETWEEN = re.compile(r"[ \t]*(?:-|\u2013|\u2014|\bthrough\b|\bthru\b)[ \t]*", re.IGNORECASE)
 RANGE_MAX = 10
+FAMILY_RANGE_MAX = 100
 
 
-def _range(first: str, last: str) -> list[str]:
-    """The codes strictly between `first` and `last` when they bound a short range of one shape, else []."""
+def _range(first: str, last: str, limit: int = RANGE_MAX) -> list[str]:
+    """The codes strictly between `first` and `last` when they bound a short range (under `limit`) of one shape."""
     def shape(code: str) -> tuple[str, int, str] | None:
         m = re.fullmatch(r"([A-V]?)(\d{4,5})([A-Z]?)", code)
         return (m.group(1), int(m.group(2)), m.group(3)) if m else None
     a, b = shape(first), shape(last)
-    if not a or not b or (a[0], a[2], len(first)) != (b[0], b[2], len(last)) or not 0 < b[1] - a[1] < RANGE_MAX:
+    if not a or not b or (a[0], a[2], len(first)) != (b[0], b[2], len(last)) or not 0 < b[1] - a[1] < limit:
         return []
     width = len(first) - len(a[0]) - len(a[2])
     return [f"{a[0]}{n:0{width}d}{a[2]}" for n in range(a[1] + 1, b[1])]
@@ -102,7 +103,10 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
         if _BETWEEN.fullmatch(text, first.end(), last.start()):
             start = first.group(1).upper()
             end = last.group(1).upper()
-            filled.update((c, start) for c in _range(start, end) if c in by_code and c not in (start, end))
+            # both ends in one family ("99202-99215", the office visits): the family's codes between them, however
+            # far apart the numbers (only registered members are ever filled in)
+            limit = FAMILY_RANGE_MAX if by_code.get(start) and by_code.get(start) == by_code.get(end) else RANGE_MAX
+            filled.update((c, start) for c in _range(start, end, limit) if c in by_code and c not in (start, end))
     explicit |= set(filled)
     named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
     named |= {by_code[c] for c in explicit if c in by_code}

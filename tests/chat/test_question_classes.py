@@ -547,3 +547,37 @@ def test_a_family_member_created_after_the_asked_year_is_said_to_be_new_not_show
     assert all(r.cy == 2025 for r in prepared.rows if r.in_focus and not r.proposed)
     note = next(w.message for w in prepared.warnings if w.kind is WarningKind.YEAR_NOT_FOUND)
     assert "new in the fee schedule from CY2026" in note and all(code in note for code in new)
+
+
+@pytest.mark.parametrize("question, code, services, each", [
+    # units billed per patient at a volume count in the codes' total
+    ("60 patients/month get 99490 plus 2 units of 99439 each - annual CY2026 revenue?", "2 × 99439 + 99490", 720,
+     {"99490": 1, "99439": 2}),
+    # a span written in weeks ("48 weeks a year"), not 52
+    ("99214 and G2211 together, 40 visits a week, 48 weeks a year in 2025", "99214 + G2211", 1920,
+     {"99214": 1, "G2211": 1}),
+])
+def test_a_volume_total_counts_units_per_patient_and_weeks_as_written(backends, question, code, services, each):
+    prepared = prepare(question, backends, today=TODAY)
+    total = next(f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.codes[0] == code
+                 and f.setting == "non-facility")
+    rows = {r.hcpcs: r.payment_nonfac for r in prepared.rows if r.in_focus and not r.mod and not r.proposed}
+    per_patient = sum(rows[c] * n for c, n in each.items())
+    assert total.counts == (services,) and total.inputs == (per_patient,) and total.value == per_patient * services
+    assert total.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))
+
+
+def test_shifting_visits_from_one_level_to_another_is_a_switch(backends):
+    prepared = prepare("shift 100 visits/month from 99214 to 99215 for a year, 2026", backends, today=TODAY)
+    assert prepared.plan.switched == ("99214", "99215")
+    assert prepared.figures[0].kind is FigureKind.DIFFERENCE and prepared.figures[0].counts == (1200,)
+
+
+def test_the_biggest_percent_increase_in_a_family_range_is_named_from_every_member(backends):
+    prepared = prepare("which office E/M code (99202-99215) got the biggest % increase 2025 to 2026?", backends,
+                       today=TODAY)
+    assert len(prepared.plan.named_codes) == 9
+    changes = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and f.setting == "non-facility"]
+    best = max(changes, key=lambda f: f.percent)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "rose the most" in lead and best.codes[0] in lead and f"{best.percent}%" in lead

@@ -105,7 +105,10 @@ def test_a_range_is_filled_in_up_to_range_max_codes():
     longest = detect(f"A0001-A{RANGE_MAX:04d}", (family,))
     assert longest.explicit == tuple(f"A{n:04d}" for n in range(1, RANGE_MAX + 1))
     assert dict(longest.filled) == {f"A{n:04d}": "A0001" for n in range(2, RANGE_MAX)}
-    assert detect(f"A0001-A{RANGE_MAX + 1:04d}", (family,)).explicit == ("A0001", f"A{RANGE_MAX + 1:04d}")
+    # both ends in one family: its members between them, past RANGE_MAX (only registered codes are filled in)
+    assert detect(f"A0001-A{RANGE_MAX + 1:04d}", (family,)).explicit == tuple(f"A{n:04d}" for n in range(1, RANGE_MAX + 2))
+    # an end outside the family: the short-range cap holds
+    assert detect(f"A0001-A{RANGE_MAX + 40:04d}", (family,)).explicit == ("A0001", f"A{RANGE_MAX + 40:04d}")
 
 
 def test_a_compare_with_a_range_keeps_the_question_order():
@@ -134,3 +137,9 @@ def test_detect_never_raises_and_is_sorted_unique(text):
     assert list(detection.codes) == sorted(set(detection.codes))
     assert set(detection.explicit) <= set(detection.codes)
     assert all(len(c) == 5 for c in detection.codes)
+
+
+def test_a_range_within_one_family_fills_in_its_registered_members_however_far_apart():
+    detection = detect("which office E/M code (99202-99215) got the biggest % increase?")
+    assert detection.explicit == ("99202", "99203", "99204", "99205", "99211", "99212", "99213", "99214", "99215")
+    assert detect("20001-20005").explicit == ("20001", "20005")       # not a family's range: the ends only
