@@ -187,7 +187,7 @@ def freshness(parameters: dict[str, Parameter], on: date, *, horizon_days: int =
         elif getattr(value, "at_least", False):
             found.append(Freshness(key=p.key, label=p.label, source=p.source, problem="floor",
                                    detail=f"value from {value.effective} not seen; the previous figure is carried as a "
-                                          "floor (only a pass under it is decided)"))
+                                          "floor (a pass under it, or an answer far above it, is decided)"))
         elif value.until is not None and value.until <= on + timedelta(days=horizon_days):
             found.append(Freshness(key=p.key, label=p.label, source=p.source, problem="ends soon",
                                    detail=f"value from {value.effective} ends {value.until}; next value not on file"

@@ -22,6 +22,9 @@ def _file(value: str = GOOD_VALUE, head: str = 'label = "L"\nunit = "USD"\n') ->
     return f"[parameter.p]\n{head}[[parameter.p.values]]\n{value}"
 
 
+ENDING = _file(GOOD_VALUE + "until = 2026-12-31\n")     # a figure with no successor on file
+
+
 @pytest.mark.parametrize("path", SCREENER_FILES)
 def test_every_screener_parameter_file_loads_with_labels_units_tags_and_references(path):
     parameters = parse_parameters(parameter_texts()[path], path, ScreenerValue)
@@ -100,10 +103,14 @@ def test_every_parameter_has_a_value_in_force_on_every_date_of_2025_and_2026():
 def test_freshness_lists_values_that_end_soon_or_have_no_figure():
     parameters = load_thresholds().parameters
     found = {(f.key, f.problem) for f in freshness(parameters, date(2026, 12, 1))}
-    assert ("extra_help_resources", "ends soon") in found          # 2026 value ends 2026-12-31, 2027 not on file
     assert ("va_net_worth_limit", "floor") in found        # 12/2026 value not seen: the 12/2025 one is a floor
     assert ("basic_food_resources_elderly", "floor") in found
     later = {(f.key, f.problem) for f in freshness(parameters, date(2027, 1, 2))}
-    assert ("extra_help_resources", "ended") in later
+    assert ("extra_help_resources", "floor") in later          # 2027 value not seen: the 2026 one is a floor
+    # a value that ends with nothing after it: "ends soon" within the horizon, then "ended"
+    from carenav_core.screener.thresholds import merge_parameter_files
+    [ending] = merge_parameter_files({"x.toml": ENDING}).parameters.values()
+    assert [f.problem for f in freshness({ending.key: ending}, date(2026, 12, 1))] == ["ends soon"]
+    assert [f.problem for f in freshness({ending.key: ending}, date(2027, 1, 2))] == ["ended"]
     assert ("va_survivor_mapr_aid_attendance", "pending") in {(f.key, f.problem) for f in freshness(parameters, date(2025, 6, 1))}
     assert PROGRAMS_DIR.is_dir()

@@ -81,7 +81,13 @@ def test_data_check_lists_figures_ending_soon_and_exits_nonzero(capsys):
     args = _parser().parse_args(["data", "check", "--on", "2026-12-01"])
     assert args.func(args, Settings()) == 1
     out = capsys.readouterr().out
-    assert "extra_help_resources" in out and "ends soon" in out
+    assert "extra_help_resources" not in out      # its 2026 figure ends, but the 2027 floor is on file
+    args = _parser().parse_args(["data", "check", "--on", "2027-01-02"])
+    assert args.func(args, Settings()) == 1
+    assert "extra_help_resources" in capsys.readouterr().out.split("floor", 1)[1]
+    args = _parser().parse_args(["data", "check", "--on", "2026-12-01"])
+    assert args.func(args, Settings()) == 1
+    out = capsys.readouterr().out
     assert "va_net_worth_limit" in out and "floor" in out        # 12/2026 figure not seen: a floor
     args = _parser().parse_args(["data", "check", "--on", "2026-06-01"])
     assert args.func(args, Settings()) == 0

@@ -94,7 +94,8 @@ CASES = [
     ("extra_help", "resources_within_lis_limit", {"apple_health": "medically_needy", "assets": "250000+"}, ON, P, ()),
     ("extra_help", "resources_within_lis_limit", {"assets": None}, ON, U, ("assets",)),
     ("extra_help", "resources_within_lis_limit", {}, date(2026, 1, 1), P, ()),
-    ("extra_help", "resources_within_lis_limit", {}, date(2027, 1, 1), U, ()),
+    ("extra_help", "resources_within_lis_limit", {}, date(2027, 1, 1), P, ()),      # under the 2027 floor
+    ("extra_help", "resources_within_lis_limit", {}, date(2028, 1, 1), U, ()),      # no figure for 2028
     ("basic_food", "income_within_basic_food_limit", {"monthly_income": None}, ON, U, ("monthly_income",)),
     ("basic_food", "income_within_basic_food_limit", {"age": 50, "disability": "yes", "monthly_income": "8000+"},
      ON, U, ()),

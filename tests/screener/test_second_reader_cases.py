@@ -110,8 +110,8 @@ BASE = {"age": 70, "household_size": 1, "marital_status": "single", "monthly_inc
     # a figure past its scheduled change is a floor: above it is undecided, under it still passes
     ("extra_help", date(2027, 3, 1), {"monthly_income": "2016-2199"}, P),
     ("extra_help", date(2026, 12, 2), {"monthly_income": "2016-2199"}, X),
-    # (under the income floor it passes; the 2027 resource limit is not on file, so Extra Help stays possible)
-    ("extra_help", date(2027, 3, 1), {"monthly_income": "1000-1299"}, P),
+    # under the income floor it passes, and under the 2027 resource floor too (session 12: the 2026 limit carried)
+    ("extra_help", date(2027, 3, 1), {"monthly_income": "1000-1299"}, L),
     ("msp", date(2027, 6, 1), {"monthly_income": "1000-1299"}, L),
     ("apple_health", date(2027, 6, 1), {"age": 64, "medicare_parts": "none", "monthly_income": "1837-1856"}, P),
     ("apple_health", date(2026, 6, 1), {"age": 64, "medicare_parts": "none", "monthly_income": "1837-1856"}, X),
