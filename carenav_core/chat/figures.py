@@ -383,7 +383,30 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                   percent=None, place=row.locality, counts=(services,), how=how))
     if plan.switched:           # billing one code instead of the other: the difference first, what was asked
         return _volume_switch(figures, plan) + figures
-    return _volume_totals(figures, rows, plan) + figures       # the codes together first: what was asked
+    together = _volume_totals(figures, rows, plan)
+    return _volume_changes(together or figures) + together + figures     # the codes together first: what was asked
+
+
+def _volume_changes(figures: list[Figure]) -> list[Figure]:
+    """"What's 1,000 units of 99214 worth in 2026 vs 2020?": per code (or codes together), place and setting, the
+    volume's amount in the first asked final year to the last."""
+    by_key: dict[tuple[str, str, str], list[Figure]] = {}
+    for f in figures:
+        if "NPRM" not in f.rows[0]:
+            by_key.setdefault((f.codes[0], f.place, f.setting), []).append(f)
+    found = []
+    for (code, place, setting), series in by_key.items():
+        series.sort(key=lambda f: f.rows[0])
+        first, last = series[0], series[-1]
+        if first is last or first.counts != last.counts:
+            continue
+        value = last.value - first.value
+        found.append(Figure(kind=FigureKind.CHANGE, setting=setting, codes=(f"{first.counts[0]:,} × {code}",),
+                            rows=(first.rows[0], last.rows[0]), inputs=(first.value, last.value), value=value,
+                            percent=_percent(value, first.value), place=place, counts=first.counts, how=first.how,
+                            label=f"[computed: {first.counts[0]} × {code}, {_short(first.rows[0])} → "
+                                  f"{_short(last.rows[0])}]"))
+    return found
 
 
 def _base_how(parts: list[Figure], units: dict[str, int]) -> str:

@@ -106,6 +106,14 @@ def volume_numbers(question: str, rows: Sequence[ValuationRow]) -> set[Decimal]:
         amounts = [a for a in (getattr(row, setting, None) for row in rows) if a is not None]
         amounts += [a + b for i, a in enumerate(amounts) for b in amounts[i + 1:]]      # two codes billed together
         found |= {(a * n).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP) for a in amounts for n in products}
+        # a volume in two years or billed with two codes: the gap between two such amounts and its percent
+        billed = [a * n for a in amounts for n in products]
+        for a in billed:
+            for b in billed:
+                if a != b:
+                    found.add(abs(a - b).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+                    if b:
+                        found.add(abs((a - b) / b * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
     return found
 
 

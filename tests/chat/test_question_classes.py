@@ -581,3 +581,13 @@ def test_the_biggest_percent_increase_in_a_family_range_is_named_from_every_memb
     best = max(changes, key=lambda f: f.percent)
     lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
     assert "rose the most" in lead and best.codes[0] in lead and f"{best.percent}%" in lead
+
+
+def test_a_volume_across_two_years_states_the_change_of_its_amount_first(backends):
+    prepared = prepare("1,250 claims of 99497 in 2025 vs 2026: how much more revenue?", backends, today=TODAY)
+    change = prepared.figures[0]
+    volumes = {(f.rows[0], f.setting): f.value for f in prepared.figures if f.kind is FigureKind.VOLUME}
+    assert change.kind is FigureKind.CHANGE and change.counts == (1250,)
+    assert change.inputs == (volumes[(change.rows[0], change.setting)], volumes[(change.rows[1], change.setting)])
+    assert change.value == change.inputs[1] - change.inputs[0]
+    assert change.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))

@@ -153,3 +153,16 @@ def test_property_tax_one_year_short_and_single_asks_both_the_birthday_and_the_l
     card = {r.program.key: r for r in screen(profile(**person), on=ON)}["property_tax"]
     needs = [n for o in card.unknown_rules for n in o.verdict.needs]
     assert any("turn 61" in n and "December 31" in n for n in needs) and any("late spouse" in n for n in needs)
+
+
+def test_a_single_person_in_a_larger_household_is_asked_their_own_income_and_gets_no_tier_guess():
+    from carenav_core.screener.rules import msp
+    from carenav_core.screener.rules.base import Context
+    from carenav_core.screener.intake import load_intake_options
+    person = {**OLDER, "age": 70, "household_size": 3, "marital_status": "single", "monthly_income": "3526-3607",
+              "living_situation": "with_family"}
+    card = {r.program.key: r for r in screen(profile(**person), on=ON)}["msp"]
+    needs = [n for o in card.unknown_rules for n in o.verdict.needs]
+    assert any("the person's own income" in n for n in needs) and not any("spouse" in n for n in needs)
+    context = Context(thresholds=load_thresholds(), on=ON, options=load_intake_options())
+    assert msp.tier(profile(**person), context) == ""

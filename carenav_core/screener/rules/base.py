@@ -176,7 +176,7 @@ def income_within(profile: Profile, limit: Threshold, what: str, *, individual: 
     result = at_or_below(profile.monthly_income, limit, what)
     if income_scope_exact(profile, individual=individual):
         return result
-    own = "the person's own income" if individual else "the income of the person and spouse"
+    own = "the person's own income" if individual or profile.couple is False else "the income of the person and spouse"
     scope = tuple(n for n in ("household_size",) if is_unknown(profile.household_size))
     return only_passes(result, f"{own} (household income covers more people)", *scope)
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile, is_unknown
-from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard, rule, unknown,
-                                              verdict)
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard,
+                                              income_scope_exact, rule, unknown, verdict)
 
 KEY = "msp"
 HCA_MSP = ("HCA: Medicare Savings Program (WAC 182-517-0100)",
@@ -56,8 +56,9 @@ TIERS = (("QMB", "msp_qmb_income"), ("SLMB", "msp_slmb_income"), ("QI-1", "msp_q
 def tier(profile: Profile, context: Context) -> str:
     """The tier the income answer points to: 'QMB', 'SLMB', 'QI-1', or e.g. 'SLMB or QI-1' when the
     income range spans a tier limit; '' when income or marital status is unknown or above QI-1."""
-    if is_unknown(profile.monthly_income) or is_unknown(profile.married):
-        return ""
+    if is_unknown(profile.monthly_income) or is_unknown(profile.married) or \
+            not income_scope_exact(profile, individual=False):
+        return ""           # household income that covers more people cannot point to a tier
     names = []
     for name, key in TIERS:
         limit = context.thresholds.for_unit(key, context.on, married=profile.couple)
