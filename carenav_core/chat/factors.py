@@ -137,13 +137,18 @@ class Span:
         return (f"national PFS conversion factor change from {self.first.name} to {self.last.name} rose fell "
                 f"{self.first.cy} {self.last.cy} since between")
 
-    def source(self) -> Source:
-        text = (f"From the {_spaced(self.first)} conversion factor of ${self.first.amount} to the {_spaced(self.last)} "
+    def title(self) -> str:
+        return f"Change in the PFS conversion factor, {self.first.name} to {self.last.name}"
+
+    def text(self) -> str:
+        return (f"From the {_spaced(self.first)} conversion factor of ${self.first.amount} to the {_spaced(self.last)} "
                 f"conversion factor of ${self.last.amount}, the national PFS conversion factor changed by "
                 f"{self.change:+.4f} ({self.percent:+.2f}%), computed from the rows {self.first.label} and "
                 f"{self.last.label}.")
-        return Source(label=self.label, title=f"Change in the PFS conversion factor, {self.first.name} to "
-                      f"{self.last.name}", kind=FACTOR_KIND, published="", text=text, url=self.last.fr_url)
+
+    def source(self) -> Source:
+        return Source(label=self.label, title=self.title(), kind=FACTOR_KIND, published="", text=self.text(),
+                      url=self.last.fr_url)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,12 +168,13 @@ class VariantGap(Span):
         return (f"The {_spaced(self.last)} conversion factor (${self.last.amount}) is ${self.change} ({self.percent}%) "
                 f"higher than the non-QP one (${self.first.amount}) {self.label}.")
 
-    def source(self) -> Source:
-        text = (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
+    def title(self) -> str:
+        return f"{self.last.name} vs {self.first.name} conversion factor"
+
+    def text(self) -> str:
+        return (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
                 f"conversion factor of ${self.first.amount} is {self.change:+.4f} ({self.percent:+.2f}%), computed from "
                 f"the rows {self.last.label} and {self.first.label}.")
-        return Source(label=self.label, title=f"{self.last.name} vs {self.first.name} conversion factor",
-                      kind=FACTOR_KIND, published="", text=text, url=self.last.fr_url)
 
 
 def variant_gaps(rows: tuple[FactorRow, ...]) -> tuple[VariantGap, ...]:

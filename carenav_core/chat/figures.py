@@ -417,16 +417,23 @@ def _base_how(parts: list[Figure], units: dict[str, int]) -> str:
     return ", ".join(part for part in (plain, *extra) if part)
 
 
+def _by_row_and_setting(figures: list[Figure]) -> dict[tuple[str, str, str], list[Figure]]:
+    """Volume figures by (row label, place, setting); a figure standing for both settings (the same amount) is in
+    both."""
+    by_key: dict[tuple[str, str, str], list[Figure]] = {}
+    for f in figures:
+        for setting in f.setting.split(" and "):
+            by_key.setdefault((f.rows[0], f.place, setting), []).append(f)
+    return by_key
+
+
 def _volume_switch(figures: list[Figure], plan: QuestionPlan) -> list[Figure]:
     """"How much more would we make a year moving 300 CCM patients from 99490 to G0557?": per vintage, place and
     setting, the volume billed with the new code minus the same volume billed with the old one."""
     before, after = plan.switched
-    by_key: dict[tuple[str, str, str], dict[str, Figure]] = {}
-    for f in figures:
-        for setting in f.setting.split(" and "):
-            by_key.setdefault((f.rows[0], f.place, setting), {})[f.codes[0]] = f
     found = []
-    for (label, place, setting), pair in by_key.items():
+    for (label, place, setting), parts in _by_row_and_setting(figures).items():
+        pair = {f.codes[0]: f for f in parts}
         if before not in pair or after not in pair or pair[before].counts != pair[after].counts:
             continue
         old, new = pair[before], pair[after]
@@ -446,14 +453,10 @@ def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: Qu
     are not alternatives (two base codes of one family)."""
     if len(plan.named_codes) < 2 or plan.bundles:
         return []
-    by_key: dict[tuple[str, str, str], list[Figure]] = {}
-    for f in figures:
-        for setting in f.setting.split(" and "):        # one figure may stand for both settings (the same amount)
-            by_key.setdefault((f.rows[0], f.place, setting), []).append(f)
     chosen = {r.hcpcs: r for r in rows if r.in_focus}
     units = dict(plan.units)
     totals = []
-    for (label, place, setting), parts in by_key.items():
+    for (label, place, setting), parts in _by_row_and_setting(figures).items():
         codes = tuple(f.codes[0] for f in parts)
         base = {f.counts[0] // units.get(f.codes[0], 1) for f in parts}     # the payments each code bills per unit
         if set(codes) != set(plan.named_codes) or len(base) != 1 or \

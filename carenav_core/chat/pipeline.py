@@ -267,7 +267,7 @@ def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence
                          "and the fee schedule amounts shown are not it."),)
 
 
-def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...]
+def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...], today: date
                 ) -> tuple[QuestionPlan, tuple[ValuationRow, ...], tuple[WarningEvent, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
     codes priced in each matching locality become the rows in focus; national rows stay one click away. A county
@@ -302,7 +302,7 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
             # a state's postal code takes the city word before it along ("Birmingham AL"): a place, not a topic
             bare = re.sub(rf"\b[A-Z][a-z]+\s+{re.escape(phrase)}\b" if re.fullmatch(r"[A-Z]{2}", phrase)
                           else re.escape(phrase), " ", bare)
-        intents = plan_question(bare, detect(bare), date.today()).intents
+        intents = plan_question(bare, detect(bare), today).intents
     return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous, intents=intents),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)
 
@@ -368,12 +368,13 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows = mark_focus(rows, plan)
     warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
-        plan, rows, noted = _localities(backends, text, plan, rows)
+        plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
     figures = compute_figures(rows, plan)
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
         else ((), (), (), ())
-    warnings += noted + _other_payer_note(text, rows, factors) + _no_code_note(text, detection, factors, anesthesia, gpci)
+    warnings += noted + _other_payer_note(text, rows, factors) + \
+        _no_code_note(text, detection, factors, anesthesia, gpci)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)

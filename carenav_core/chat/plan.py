@@ -284,7 +284,8 @@ class Volume:
 
 _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
-                          r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|(?-i:[A-Z]{2,5}s?))\b", re.IGNORECASE)
+                          r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|(?-i:[A-Z]{2,5}s?))\b",
+                          re.IGNORECASE)
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
 _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<between>(?:[A-Za-z][\w/&-]*\s+){0,3}?)"
@@ -557,9 +558,9 @@ def _about_values(text: str) -> bool:
 
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
-             written: bool = True, counted: bool = False, volume: bool = False) -> tuple[Intent, ...]:
+             written: bool = True, counted: bool = False, rows_answer: bool = False) -> tuple[Intent, ...]:
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
-    `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `volume`: the
+    `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `rows_answer`: the
     question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""
     if not codes:
         return (Intent.POLICY,)
@@ -582,7 +583,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     if _LOOKUP.search(text) or (_PAYABLE.search(text) and not _QUALIFIED.search(text)) or \
             ((asked_parts(text) or asked_indicators(text) or _RVU_NAMED.search(text)) and
              not _QUALIFIED.search(text)) or \
-            (not found and not _POLICY_ASK.search(text) and not _topical(text)) or volume:
+            (not found and not _POLICY_ASK.search(text) and not _topical(text)) or rows_answer:
         found.append(Intent.LOOKUP)
     if not found:               # "Can APCM be billed with CCM?": a rule question about named codes
         found.append(Intent.POLICY)
@@ -721,12 +722,13 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     bundles = asked_bundles(text, named)
     versus_national = bool(_NATIONAL.search(text))
     switched = asked_switch(text, named)
+    setting_gap = asks_setting_gap(text)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
-                                         bool(volume) or asks_setting_gap(text)),
+                                         bool(volume) or setting_gap),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
-                        setting_gap=asks_setting_gap(text), units=units, volume=volume, bundles=bundles,
+                        setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched)
