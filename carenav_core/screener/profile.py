@@ -80,6 +80,16 @@ class Profile:
             return False
         return self.married
 
+    def medicare_contradictions(self) -> tuple[str, ...]:
+        """How the Medicare answer contradicts the others (each of "extra_help", "msp", "part_d_only"): enrolled in
+        Extra Help or a Medicare Savings Program with no Medicare, or Part D alone (which needs Part A or B)."""
+        if is_unknown(self.medicare_parts) or self.medicare_parts & {"A", "B"}:
+            return ()
+        none = not self.medicare_parts
+        return tuple(kind for kind, found in (("extra_help", none and self.extra_help is True),
+                                              ("msp", none and self.apple_health == "msp_only"),
+                                              ("part_d_only", self.medicare_parts == frozenset({"D"}))) if found)
+
     def lives_apart_from_spouse(self) -> bool:
         """Married, in a household of one."""
         return self.married is True and self.household_size == 1
@@ -182,14 +192,14 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
-    no_medicare = not is_unknown(profile.medicare_parts) and not profile.medicare_parts
-    if no_medicare and profile.extra_help is True:
+    contradictions = profile.medicare_contradictions()
+    if "extra_help" in contradictions:
         found.append("The answers say enrolled in Extra Help but no Medicare; Extra Help is only for people with "
                      "Medicare. Please check the Medicare answer.")
-    if no_medicare and profile.apple_health == "msp_only":
+    if "msp" in contradictions:
         found.append("The answers say enrolled in a Medicare Savings Program but no Medicare; the program pays "
                      "Medicare costs. Please check the Medicare answer.")
-    if not is_unknown(profile.medicare_parts) and profile.medicare_parts == frozenset({"D"}):
+    if "part_d_only" in contradictions:
         found.append("The answers give Medicare Part D only; Part D needs Part A or Part B. Please check the Medicare "
                      "answer.")
     if profile.lives_apart_from_spouse():

@@ -166,3 +166,11 @@ def test_a_single_person_in_a_larger_household_is_asked_their_own_income_and_get
     assert any("the person's own income" in n for n in needs) and not any("spouse" in n for n in needs)
     context = Context(thresholds=load_thresholds(), on=ON, options=load_intake_options())
     assert msp.tier(profile(**person), context) == ""
+
+
+def test_medicaid_without_medicare_is_no_contradiction_and_extra_help_still_needs_medicare():
+    person = {**OLDER, "age": 40, "medicare_parts": "none", "apple_health": "categorically_needy",
+              "household_size": 1, "marital_status": "single", "monthly_income": "0-999"}
+    assert profile(**person).medicare_contradictions() == ()
+    assert result("extra_help", **person) is X
+    assert not any("Please check the Medicare answer" in w for w in answer_warnings(profile(**person)))

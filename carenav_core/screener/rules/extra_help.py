@@ -26,9 +26,9 @@ def has_medicare(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "medicare_parts")
     if missing:
         return missing
-    if not profile.medicare_parts & {"A", "B"} and (_deemed(profile) or profile.medicare_parts):
-        # Extra Help, an MSP or Medicaid with Medicare answered as none, or Part D alone (which needs A or B): the
-        # answers are incomplete or contradict each other, so they decide nothing
+    if profile.medicare_contradictions():
+        # Extra Help or an MSP with Medicare answered as none, or Part D alone (which needs A or B): the answers are
+        # incomplete or contradict each other, so they decide nothing (Medicaid without Medicare is no contradiction)
         said = ", ".join(sorted(profile.medicare_parts)) or "none"
         return Verdict(status=Status.UNKNOWN, reason=f"Medicare parts: {said}, which does not fit the other answers "
                        "(Extra Help and Part D need Part A or B)", needs=("which parts of Medicare they have",))

@@ -18,13 +18,12 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
     if not is_unknown(profile.medicare_parts) and "A" in profile.medicare_parts:
         return verdict(True, "has Medicare Part A")
     route = context.thresholds.amount("msp_extra_help_route", context.on)
-    no_medicare = not is_unknown(profile.medicare_parts) and not profile.medicare_parts
-    if (no_medicare and profile.apple_health == "msp_only") or \
-            (not is_unknown(profile.medicare_parts) and profile.medicare_parts == frozenset({"D"})):
+    contradictions = profile.medicare_contradictions()
+    if {"msp", "part_d_only"} & set(contradictions):
         # enrolled in an MSP with no Medicare, or Part D alone (which needs A or B): incomplete or contradictory
         return Verdict(status=Status.UNKNOWN, reason="the Medicare answer does not fit the other answers (an MSP and "
                        "Part D go with Part A or B)", thresholds=(route,), needs=("which parts of Medicare they have",))
-    if route.amount and not is_unknown(profile.extra_help) and profile.extra_help and no_medicare:
+    if route.amount and "extra_help" in contradictions:
         # contradictory answers (Extra Help requires Medicare): neither is taken over the other
         return Verdict(status=Status.UNKNOWN, reason="the answers say enrolled in Extra Help, which requires "
                        "Medicare, and no Medicare", thresholds=(route,), needs=("which parts of Medicare they have",))
