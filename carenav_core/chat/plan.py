@@ -284,7 +284,8 @@ class Volume:
 
 _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
-                          r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|(?-i:[A-Z]{2,5}s?))\b",
+                          r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|discharges?|admissions?|"
+                          r"referrals?|procedures?|episodes?|(?-i:[A-Z]{2,5}s?))\b",
                           re.IGNORECASE)
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}

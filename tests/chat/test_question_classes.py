@@ -426,6 +426,9 @@ def test_an_amount_asked_without_a_code_says_no_code_was_recognised_first(backen
     ("If we do 40 AWVs a week what does that bring in per year?", {"G0438": 2080, "G0439": 2080}, "40 a week"),
     # a count of services paid per service: the count itself
     ("How much would 1,200 claims of 99214 pay in 2026?", {"99214": 1200}, ""),
+    # another count noun analysts use ("discharges", "admissions", "referrals")
+    ("If we bill 99495 for 75 discharges a month in Seattle, what is that per year in 2026?", {"99495": 900},
+     "75 a month"),
 ])
 def test_a_volume_asked_is_priced_as_the_rows_amount_times_the_payments_it_bills(backends, question, services, how):
     prepared = prepare(question, backends, today=TODAY)
