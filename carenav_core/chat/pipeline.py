@@ -284,8 +284,12 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     except duckdb.Error as exc:
         log.warning("locality lookup failed: %s", exc)
         return plan, rows, ()
+    unsure = tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{written.title()}” is not a place name the "
+                                "locality files know, and it is as close to " + " and ".join(n.title() for n in names)
+                                + ": no place was read from it; ask again with the name spelt out.")
+                   for written, names in match.unsure)
     if result is None or not found:
-        return plan, rows, ()
+        return plan, rows, unsure
     local = tuple(as_valuation_row(r) for r in found)
     places = tuple(dict.fromkeys(r.locality for r in local))
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
@@ -293,15 +297,17 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how}
     notes = tuple(WarningEvent(kind=WarningKind.READ_AS, message=f"“{written}” is not listed by name in the CMS "
                                f"county file for {place.state}, so it is priced in the {place.state} {place.locality} "
-                               f"{place.name} locality.") for written, place in rest.items())
+                               f"{place.name} locality.") for written, place in rest.items()) + tuple(
+        WarningEvent(kind=WarningKind.READ_AS, message=f"Read “{written.title()}” as {name.title()}: no place the "
+                     f"locality files know is spelt “{written.title()}”.") for written, name in match.respelled) + unsure
     intents = plan.intents
     if intents == (Intent.POLICY,):
         # "G0557 in Los Angeles vs Birmingham AL": the place names are not a rule topic; read without them
         bare = text
-        for phrase in match.matched:
+        for phrase in match.matched + tuple(written for written, _ in match.respelled):
             # a state's postal code takes the city word before it along ("Birmingham AL"): a place, not a topic
             bare = re.sub(rf"\b[A-Z][a-z]+\s+{re.escape(phrase)}\b" if re.fullmatch(r"[A-Z]{2}", phrase)
-                          else re.escape(phrase), " ", bare)
+                          else f"(?i:{re.escape(phrase)})", " ", bare)
         intents = plan_question(bare, detect(bare), today).intents
     return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous, intents=intents),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)

@@ -501,11 +501,14 @@ def resolve_places(con: duckdb.DuckDBPyConnection, text: str, cy: int) -> tuple[
         mac, number = _KEY.match(text).groups()
         return [f"{mac.zfill(5)}:{number.zfill(2)}"], []
     match = find_places_in(con, text, cy)
+    if not match.found:       # the argument is a place name: a misspelt one is read as the one name it is close to
+        match = find_places_in(con, f"in {text}", cy)
     if not match.found:
         raise LocalityError(f"no Medicare locality matches {text!r} in CY{cy}; give MAC:LOC (e.g. 02402:02), "
                             "a locality, county, city or state name, or 'all'")
     notes = [f"{text!r} matches {len(match.localities)} localities: "
              + ", ".join(f"{p.key} {p.name}" for p in match.localities)] if match.ambiguous else []
+    notes += [f"read {written.title()!r} as {name.title()!r}" for written, name in match.respelled]
     return [p.key for p in match.localities], notes
 
 

@@ -64,10 +64,14 @@ class PlaceCandidate:
 
 @dataclass(frozen=True, kw_only=True)
 class PlaceMatch:
-    """The localities a text names. `ambiguous`: more than one candidate locality."""
+    """The localities a text names. `ambiguous`: more than one candidate locality. `respelled`: (as written, read
+    as) for each misspelt place name read as the one name it is one or two letters from ("Seatle" -> "SEATTLE");
+    `unsure`: (as written, the names it may be) where a misspelling is as close to several names, none read."""
     candidates: tuple[PlaceCandidate, ...]
     ambiguous: bool
     matched: tuple[str, ...]      # the matched words, in order of appearance
+    respelled: tuple[tuple[str, str], ...] = ()
+    unsure: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def localities(self) -> tuple[Locality, ...]:
@@ -310,22 +314,132 @@ def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit
     return narrowed + lone
 
 
+# Words after which a place is named ("in Seatle", "Spokane vs Tacoma"): only there is a near miss read as a place
+_LOCATIVE = {"IN", "AT", "NEAR", "AROUND", "VS", "VERSUS", "AND", "OR", "TO", "FROM", "FOR", "OF", "BETWEEN"}
+_NOT_PLACES = {"PATIENTS", "PATIENT", "MEDICARE", "MEDICAID", "PRACTICE", "PRACTICES", "FACILITY", "OFFICE", "CLINIC",
+               "CLINICS", "HOSPITAL", "HOSPITALS", "TOTAL", "URBAN", "RURAL", "STATES", "STATE", "COUNTY", "COUNTIES",
+               "CITIES", "YEARS", "MONTHS", "CODES", "VISITS", "UNITS", "HOURS", "MINUTES", "DOLLARS", "PERCENT"}
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance (an adjacent swap is one edit), or limit + 1 once it exceeds limit.
+
+    >>> _distance("SEATLE", "SEATTLE", 2), _distance("CHIACGO", "CHICAGO", 2), _distance("BOSTON", "HOUSTON", 1)
+    (1, 1, 2)
+    """
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before, row = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, start=1):
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (ca != cb))
+            if before is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, row = row, current
+    return row[-1]
+
+
+def _allowed_edits(name: str) -> int:
+    """One letter wrong in a name of 5-8 letters, two in a longer one; shorter names must be spelt right."""
+    letters = len(name.replace(" ", ""))
+    return 0 if letters < 5 else 1 if letters < 9 else 2
+
+
+def _respell(normal: str, hits: list[_Hit], index: _Index, aliases) -> tuple[list[tuple[str, str]],
+                                                                       list[tuple[str, tuple[str, ...]]]]:
+    """Words after "in", "at", "vs", ... that no hit covers and that are one or two letters from exactly one place
+    name (a locality name or part of one, a city of data/places.toml, a state): the text with that name in their
+    place: (written, name) pairs. A near miss as close to several names is listed in `unsure` (written, names)."""
+    vocabulary: dict[int, set[str]] = {}
+    for name in list(index.names) + list(aliases) + [n for n in STATE_CODES if "/" not in n]:
+        vocabulary.setdefault(len(name.split()), set()).add(name)
+    covered = [(h.start, h.end) for h in hits]
+    words = [(m.start(), m.end(), m.group()) for m in re.finditer(r"[A-Z][A-Z']*", normal)]
+    changes, unsure = [], []
+    i = 0
+    while i < len(words):
+        start = words[i][0]
+        if i == 0 or words[i - 1][2] not in _LOCATIVE or any(s <= start < e for s, e in covered):
+            i += 1
+            continue
+        best = None
+        for size in (3, 2, 1):
+            span = words[i:i + size]
+            if len(span) < size or any(w[2] in _LOCATIVE | _NOT_PLACES for w in span):
+                continue
+            written = " ".join(w[2] for w in span)
+            if any(s < span[-1][1] and start < e for s, e in covered):
+                continue
+            limit = _allowed_edits(written)
+            if not limit:
+                continue
+            near = {}
+            for name in vocabulary.get(size, ()):
+                if name[0] == written[0] or limit == 1:
+                    d = _distance(written, name, limit)
+                    if 0 < d <= limit:
+                        near[name] = d
+            if near:
+                closest = min(near.values())
+                best = (size, span, sorted(n for n, d in near.items() if d == closest))
+                break
+        if best is None:
+            i += 1
+            continue
+        size, span, names = best
+        written = normal[span[0][0]:span[-1][1]]
+        if len(names) == 1:
+            changes.append((written, names[0]))
+        else:
+            unsure.append((written, tuple(names)))
+        i += size
+    return changes, unsure
+
+
 def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], counties: tuple[CountyArea, ...] | list[CountyArea],
                 aliases: dict[str, tuple[tuple[str, str], ...]] | None = None) -> PlaceMatch:
-    """The localities `text` names (see the module docstring); no place -> an empty, unambiguous match."""
+    """The localities `text` names (see the module docstring); no place -> an empty, unambiguous match. A place
+    name misspelt by a letter or two after "in", "at", "vs", ... is read as the one name it is that close to
+    (`PlaceMatch.respelled` says so)."""
     aliases = load_city_aliases() if aliases is None else aliases
-    original = text
-    normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
     index = _index(tuple(localities), tuple(counties))
-    hits = _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases) \
+    hits = _hits(text, _normal(text), text, index, aliases)
+    respelled, unsure = _respell(_normal(text), hits, index, aliases)
+    if not respelled:
+        return _match(text, _normal(text), text, hits, index, unsure=unsure)
+    # the original with the names in place keeps its capitals elsewhere (", WA", "Birmingham AL" are read on it)
+    original = _recase(text, respelled)
+    normal = _normal(original)
+    return _match(original, normal, original, _hits(original, normal, original, index, aliases), index,
+                  respelled=respelled, unsure=unsure)
+
+
+def _recase(text: str, respelled: list[tuple[str, str]]) -> str:
+    """The original text with each misspelt place written as the name it is read as."""
+    for written, name in respelled:
+        text = re.sub(r"(?<![A-Za-z])" + r"[\W_]+".join(re.escape(w) for w in written.split()) + r"(?![A-Za-z])",
+                      name.title(), text, count=1, flags=re.IGNORECASE)
+    return text
+
+
+def _hits(text: str, normal: str, original: str, index: _Index, aliases) -> list[_Hit]:
+    return _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases) \
         + _state_code_hits(original, index)
+
+
+def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Index, *,
+           respelled: list[tuple[str, str]] = (), unsure: list = ()) -> PlaceMatch:
     hits = _outermost(_rural(hits, normal, index))
     states = {h.places[0].state for h in hits if h.rank == 4} | {
         s for h in hits for s in [_state_after(normal, h.end, original)] if s}
     hits = sorted(_narrow_by_state(hits, states, normal), key=lambda h: (h.start, h.rank))
     candidates = tuple(PlaceCandidate(place=p, matched=text[h.start:h.end], how=h.how) for h in hits for p in h.places)
     match = PlaceMatch(candidates=candidates, ambiguous=False, matched=tuple(dict.fromkeys(text[h.start:h.end] for h in hits)))
-    return PlaceMatch(candidates=candidates, ambiguous=len(match.localities) > 1, matched=match.matched)
+    return PlaceMatch(candidates=candidates, ambiguous=len(match.localities) > 1, matched=match.matched,
+                      respelled=tuple(respelled), unsure=tuple(unsure))
 
 
 def find_places_in(con, text: str, cy: int) -> PlaceMatch:

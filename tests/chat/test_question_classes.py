@@ -334,6 +334,16 @@ def test_a_county_the_county_file_does_not_list_is_priced_in_rest_of_state_and_s
     assert not any(w.kind is WarningKind.READ_AS for w in listed.warnings)
 
 
+def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
+    prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
+    assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
+    assert any(w.kind is WarningKind.READ_AS and "Seatle" in w.message and "Seattle" in w.message
+               for w in prepared.warnings)
+    unsure = prepare("What does 99214 pay in Hoston in 2026?", backends, today=TODAY)
+    assert not any(r.locality for r in unsure.rows if r.in_focus)          # national, and it says why
+    assert any(w.kind is WarningKind.NOT_IN_DATA and "Boston and Houston" in w.message for w in unsure.warnings)
+
+
 @pytest.mark.parametrize("question, field", [
     ("What is the difference between the facility and non-facility payment for 99214 in 2026?", "payment"),
     ("How big is the gap between the facility and non-facility PE RVU for 99490 in 2026?", "pe"),

@@ -72,6 +72,36 @@ def test_no_place_means_national(fee_db, text):
     assert not match.found and match.localities == () and not match.ambiguous and match.matched == ()
 
 
+@pytest.mark.parametrize("text, keys, respelled", [
+    # a place misspelt by a letter or two after "in", "vs", ... is read as the one name that close (session 13)
+    ("What does 99214 pay in Seatle in 2025?", ["02402:02"], (("SEATLE", "SEATTLE"),)),
+    ("reimbursment for 99490 in seatle 2026?", ["02402:02"], (("SEATLE", "SEATTLE"),)),
+    ("G0556 in Chciago vs Bostn", ["06102:16", "14212:01"], (("CHCIAGO", "CHICAGO"), ("BOSTN", "BOSTON"))),
+    ("99490 in Los Angelos, CA", ["01182:18"], (("LOS ANGELOS", "LOS ANGELES"),)),
+    ("99490 in Manhatten", ["13202:01"], (("MANHATTEN", "MANHATTAN"),)),
+    ("99214 in Washingon state", None, (("WASHINGON", "WASHINGTON"),)),
+    ("99213 in Huston, TX", ["04412:18"], (("HUSTON", "HOUSTON"),)),
+])
+def test_a_misspelt_place_is_read_as_the_one_name_it_is_close_to(fee_db, text, keys, respelled):
+    match = find_places_in(fee_db, text, 2026)
+    assert match.respelled == respelled and not match.unsure
+    washington = sorted(p.key for p in directory(fee_db).localities(2026) if p.state == "WA")
+    assert [p.key for p in match.localities] == (keys or washington)
+
+
+@pytest.mark.parametrize("text", ["99213 in total for 2025", "G0556 for Medicare patients in the office",
+                                  "99213 in Texs", "CCM in rural practices", "99214 for patients in facilities",
+                                  "What do practices in Ohio get", "codes billed in Medicaid"])
+def test_ordinary_words_and_short_names_are_not_respelt(fee_db, text):
+    match = find_places_in(fee_db, text, 2026)
+    assert match.respelled == () and match.unsure == ()
+
+
+def test_a_misspelling_as_close_to_two_names_is_not_read(fee_db):
+    match = find_places_in(fee_db, "What does 99213 pay in Hoston?", 2026)       # one letter from BOSTON and HOUSTON
+    assert not match.found and match.respelled == () and match.unsure == (("HOSTON", ("BOSTON", "HOUSTON")),)
+
+
 def test_unknown_explicit_locality_is_not_invented(fee_db):
     assert not find_places_in(fee_db, "MAC 99999 locality 01", 2026).found
 
