@@ -33,7 +33,7 @@ if unpriced:
 frame = valuation_frame(rows)
 if frame.empty:
     st.stop()
-st.dataframe(frame, column_config=column_config(st), hide_index=True, width="stretch")
+st.dataframe(frame, column_config=column_config(st), hide_index=True, placeholder="—", width="stretch")
 st.download_button("Download CSV (with provenance)", csv_bytes(rows), file_name="carenav_codes.csv", mime="text/csv")
 
 st.subheader("By locality")
@@ -58,7 +58,8 @@ st.subheader("Year-over-year change")
 wide = long.pivot_table(index=["hcpcs", "setting"], columns="cy", values="payment").sort_index(axis=1)
 change = wide.pct_change(axis=1).iloc[:, 1:] * 100
 change.columns = [f"{c} vs prior" for c in change.columns]
-st.dataframe(change.round(1), column_config={c: st.column_config.NumberColumn(c, format="%.1f%%") for c in change.columns})
+st.dataframe(change.round(1), placeholder="—",
+             column_config={c: st.column_config.NumberColumn(c, format="%.1f%%") for c in change.columns})
 st.caption("Payments are national, unadjusted by GPCIs: total RVUs × the conversion factor of the rule, rounded to cents. "
            "Proposed rows come from a proposed rule's Addendum B and may change in the final rule.")
 if shows_cpt(rows):

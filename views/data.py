@@ -18,13 +18,13 @@ con = require_fee_db(settings)
 info = build_info(con)
 st.write(f"Fee-schedule database built **{info.get('built_at', '?')}** — {int(info.get('rows', 0)):,} rows.")
 st.subheader("CMS RVU releases")
-st.dataframe(pd.DataFrame(releases(con)), hide_index=True, width="stretch",
+st.dataframe(pd.DataFrame(releases(con)), hide_index=True, placeholder="—", width="stretch",
              column_config={"used_for_valuation": st.column_config.CheckboxColumn("latest of its CY")})
 
 st.subheader("Proposed rules (Addendum B)")
 proposed = proposed_rules(con)
 if proposed:
-    st.dataframe(pd.DataFrame(proposed), hide_index=True)
+    st.dataframe(pd.DataFrame(proposed), hide_index=True, placeholder="—")
 else:
     st.info("No proposed-rule Addendum B file is loaded, so no proposed rows appear.")
 st.subheader("Federal Register rule text")
@@ -47,12 +47,12 @@ def rule_text_progress() -> None:
 
 rule_text_progress()
 catalog = rule_catalog(settings, app_store(settings))
-st.dataframe(pd.DataFrame([entry.row() for entry in catalog]), hide_index=True, width="stretch",
+st.dataframe(pd.DataFrame([entry.row() for entry in catalog]), hide_index=True, placeholder="—", width="stretch",
              column_config={"source": st.column_config.LinkColumn("source")})
 st.subheader("Program corpus (screener)")
 programs = [d for d in store_documents(app_store(settings)) if d["collection"] != "rules"]
 if programs:
-    st.dataframe(pd.DataFrame(programs), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(programs), hide_index=True, placeholder="—", width="stretch")
 else:
     st.info("No program document is indexed yet (or the store is down): run the build.")
 with st.expander("Rebuild"):

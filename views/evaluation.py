@@ -36,7 +36,7 @@ def show(harness: str, metrics) -> None:
         return
     (st.success if results.get("passed") else st.error)(
         f"{'Passed' if results.get('passed') else 'Failed'} ({origin}, seed {results.get('seed')})")
-    st.dataframe(pd.DataFrame(metrics(results)), hide_index=True, width="stretch",
+    st.dataframe(pd.DataFrame(metrics(results)), hide_index=True, placeholder="—", width="stretch",
                  column_config={"ok": st.column_config.CheckboxColumn("ok")})
     st.download_button("Download JSON", json.dumps(results, indent=2, ensure_ascii=False), key=f"download_{harness}",
                        file_name=f"{harness}_results.json", mime="application/json")

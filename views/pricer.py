@@ -49,7 +49,7 @@ if record["lines"]:
     frame["rank"] = frame["rank"].where(frame["rank"] > 0)
     shown = ["line", "code", "modifiers", "units", "facility", "date_of_service", "label", "fee", "allowed", "steps",
              "rank", "multiple_factor", "bilateral_factor", "surgeon_factor", "opps_cap", "locality_name"]
-    st.dataframe(frame[shown], hide_index=True, width="stretch", column_config={
+    st.dataframe(frame[shown], hide_index=True, placeholder="—", width="stretch", column_config={
         "line": st.column_config.NumberColumn("Line", width="small"), "code": st.column_config.TextColumn("Code"),
         "modifiers": st.column_config.TextColumn("Mod"), "date_of_service": st.column_config.TextColumn("Date"),
         "fee": st.column_config.NumberColumn("Fee", format="dollar", help="Locality fee after the OPPS cap"),
@@ -67,7 +67,7 @@ if record["lines"]:
                         f"{step.meaning} ([{step.citation}]({step.href}))")
 if claim.errors:
     st.subheader("Lines not priced")
-    st.dataframe(pd.DataFrame(record["errors"]), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(record["errors"]), hide_index=True, placeholder="—", width="stretch")
 for note in claim.notes:
     st.caption(note)
 st.download_button("Download Excel (formulas + provenance)", claim_workbook(claim), file_name="carenav_claim.xlsx",

@@ -51,7 +51,7 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
                                                                 if f.kind is FigureKind.DRIVER else ""),
                    "Amount": float(f.value), "Unit": _unit(f),
                    "Percent": float(f.percent) if f.percent is not None else None, "Cite as": f.label}
-                  for f in event.figures], hide_index=True, width="stretch", key=f"figures-{key}",
+                  for f in event.figures], hide_index=True, placeholder="—", width="stretch", key=f"figures-{key}",
                  column_config={"Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})
 
 
@@ -93,15 +93,15 @@ def render_valuation(event: ValuationEvent, key: str) -> None:
     order = {c: i for i, c in enumerate(event.plan.focus_codes)} if event.plan else {}
     focus.sort(key=lambda r: (order.get(r.hcpcs, len(order)), r.hcpcs, r.mod, r.proposed, r.cy))
     if focus:
-        st.dataframe(valuation_frame(focus), column_config=column_config(st), hide_index=True, width="stretch",
-                     key=f"focus-{key}")
+        st.dataframe(valuation_frame(focus), column_config=column_config(st), hide_index=True, placeholder="—",
+                     width="stretch", key=f"focus-{key}")
     if event.plan is not None and Intent.TREND in event.plan.intents and len({r.cy for r in focus}) > 1:
         _trend_chart(focus, event.plan.measure)
     _figures_table(event, key)
     if others:
         with st.expander(f"Family members and other years ({len(others)} rows)"):
-            st.dataframe(valuation_frame(others), column_config=column_config(st), hide_index=True, width="stretch",
-                         key=f"others-{key}")
+            st.dataframe(valuation_frame(others), column_config=column_config(st), hide_index=True, placeholder="—",
+                         width="stretch", key=f"others-{key}")
     if event.rows:
         st.download_button("Download table (CSV with provenance)", csv_bytes(list(event.rows)),
                            file_name="carenav_valuation.csv", mime="text/csv", key=f"csv-{key}")
@@ -152,7 +152,7 @@ def render_factors(event: FactorEvent, key: str) -> None:
     st.markdown(f"**National PFS conversion factors** — {asked} asked (ticked), the others for context; "
                 "from data/pfs_rules.toml")
     frame = factor_frame(event)
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"factors-{key}", column_config={
+    st.dataframe(frame, hide_index=True, placeholder="—", width="stretch", key=f"factors-{key}", column_config={
         "Conversion factor": st.column_config.NumberColumn("Conversion factor", format="$%.4f"),
         "Change": st.column_config.NumberColumn("Change", format="%+.4f"),
         "Percent": st.column_config.NumberColumn("Percent", format="%+.2f%%"),
@@ -171,7 +171,7 @@ def _locality_table(title: str, rows, columns, formats: dict[str, str], key: str
     st.markdown(title)
     frame = pd.DataFrame([{"Asked": r.asked, "State": r.state, "Locality": r.name, "MAC:locality": r.key, **columns(r)}
                           for r in sorted(rows, key=lambda r: (not r.asked, r.state, r.key))])
-    st.dataframe(frame, hide_index=True, width="stretch", key=f"{file_name}-{key}", column_config={
+    st.dataframe(frame, hide_index=True, placeholder="—", width="stretch", key=f"{file_name}-{key}", column_config={
         name: st.column_config.NumberColumn(name, format=shown) for name, shown in formats.items()})
     st.download_button(download, frame.to_csv(index=False).encode("utf-8"), file_name=f"{file_name}.csv",
                        mime="text/csv", key=f"{file_name}-csv-{key}")

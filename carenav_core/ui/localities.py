@@ -83,7 +83,7 @@ def locality_view(con, codes: list[str], national_rows) -> None:
         st.info("No locality amounts for these codes and places.")
         return
     frame = _frame(result.rows)
-    st.dataframe(frame[SHOWN], hide_index=True, width="stretch", column_config={
+    st.dataframe(frame[SHOWN], hide_index=True, placeholder="—", width="stretch", column_config={
         **{c: st.column_config.NumberColumn(LABELS[c], format="dollar") for c in MONEY},
         "vs_national": st.column_config.NumberColumn("Non-fac vs national", format="%+.1f%%"),
         "label": st.column_config.TextColumn("Cite as"), "locality_name": st.column_config.TextColumn("Locality"),
@@ -101,7 +101,7 @@ def locality_view(con, codes: list[str], national_rows) -> None:
     st.markdown(f"**Spread across {frame['locality_name'].nunique()} localities, CY{cy}** (diamond: national)")
     st.altair_chart(_spread_chart(frame), width="stretch")
     with st.expander("Policy indicators with meanings", expanded=False):
-        st.dataframe(_indicators(con, codes, cy), hide_index=True, width="stretch",
+        st.dataframe(_indicators(con, codes, cy), hide_index=True, placeholder="—", width="stretch",
                      column_config={"href": st.column_config.LinkColumn("Source")})
     st.caption("Locality payment = (work RVU × work GPCI + PE RVU × PE GPCI + MP RVU × MP GPCI) × CF, rounded to cents; "
                "non-participating = 95%, limiting charge = 115% of non-participating; the OPPS cap applies where "
