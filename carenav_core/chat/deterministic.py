@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 from decimal import Decimal
 from typing import Iterator, Sequence
 
@@ -29,7 +30,7 @@ from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
 from carenav_core.codes.detect import detect
 from carenav_core.codes.families import load_families
-from carenav_core.pfs.rows import ValuationRow, newest_rows  # noqa: F401 (newest_rows: used here and by tests)
+from carenav_core.pfs.rows import ConversionFactor, ValuationRow, newest_rows  # noqa: F401 (newest_rows: used here and by tests)
 
 log = logging.getLogger(__name__)
 
@@ -99,18 +100,25 @@ def _na_note(row: ValuationRow, where: str) -> str:
     return ""
 
 
-def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH) -> str:
+def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH,
+                    dates: tuple[date, date] | None = None) -> str:
     if row.cf is None or (row.payment_nonfac is None and row.payment_fac is None):
         return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
-    wanted = [("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY)]
+    # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is
+    # answered by the conversion-factor table, not on every row); the days of service asked lead with theirs
+    periods = [paid_at for paid_at in row.other_payments() if "QP" not in paid_at[0].label]
+    cf, cf_label, nonfac, fac = row.cf, row.cf_label, row.payment_nonfac, row.payment_fac
+    asked = next((p for p in periods if dates and p[0].covers(*dates)), None)
+    if asked:
+        periods = [p for p in periods if p is not asked] + [
+            (ConversionFactor(value=row.cf, label=row.cf_label, reference=""), row.payment_nonfac, row.payment_fac)]
+        cf, cf_label, nonfac, fac = asked[0].value, asked[0].label, asked[1], asked[2]
+    wanted = [("non-facility", nonfac, Setting.NON_FACILITY), ("facility", fac, Setting.FACILITY)]
     scope = f"{row.locality} (GPCI-adjusted)" if row.locality else "national"
     paid = [f"the {scope} {where} payment is {_money(amount)}{_na_note(row, where)}"
             for where, amount, kind in wanted if amount is not None and setting in (Setting.BOTH, kind)]
-    # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is
-    # answered by the conversion-factor table, not on every row)
-    periods = [paid_at for paid_at in row.other_payments() if "QP" not in paid_at[0].label]
-    which = row.cf_label if periods and row.cf_label else f"CY{row.cy}"
-    said = f"at the {which} conversion factor of {_money(row.cf)} " + (" and ".join(paid) or "no payment is given")
+    which = cf_label if periods and cf_label else f"CY{row.cy}"
+    said = f"at the {which} conversion factor of {_money(cf)} " + (" and ".join(paid) or "no payment is given")
     for cf, nonfac, fac in periods:
         other = [f"{_money(amount)} {where}" for where, amount, kind in (
             ("non-facility", nonfac, Setting.NON_FACILITY), ("facility", fac, Setting.FACILITY))
@@ -145,7 +153,8 @@ def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) ->
 
 
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
-                 status: bool = False, parts: frozenset[str] = frozenset()) -> str:
+                 status: bool = False, parts: frozenset[str] = frozenset(),
+                 dates: tuple[date, date] | None = None) -> str:
     """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first;
     with `parts` ("pe", "mp", "global"), those parts of the row too. A code with a status Medicare does not pay under
     the PFS (UNPAID_STATUS: 'Does Medicare pay for 98008?', status I) says so first and states no payment amount."""
@@ -155,7 +164,7 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
                 f"{_parts_clause(row, parts, setting)}{_rvu_clause(row)} {row.label}.")
     said = f"PFS status {row.status} ({row.status_meaning}), " if status and row.status else ""
     return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
-            f"{_rvu_clause(row)}; {_payment_clause(row, setting)} {row.label}.")
+            f"{_rvu_clause(row)}; {_payment_clause(row, setting, dates)} {row.label}.")
 
 
 def unpriced_sentence(unpriced: Sequence[str]) -> str:
@@ -870,9 +879,10 @@ class DeterministicWriter:
         else:
             status, parts = "status" in plan.parts, frozenset(plan.parts)
             for row in _focus_rows(rows, plan):
-                sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts)
+                sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts, dates=plan.dates)
                 yield "- " + (sentence if passes_guard(sentence, evidence) else
-                              row_sentence(row, described=False, setting=plan.setting, status=status, parts=parts))
+                              row_sentence(row, described=False, setting=plan.setting, status=status, parts=parts,
+                                           dates=plan.dates))
         if prepared.unpriced:
             yield "- " + unpriced_sentence(prepared.unpriced)
         if not prepared.sources and not rows:

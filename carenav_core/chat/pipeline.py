@@ -317,9 +317,12 @@ def as_valuation_row(row) -> ValuationRow:
     """A locality row as a valuation row: the locality's amounts and label, the national row's RVUs and
     provenance (pfs/locality.py computes the amounts; nothing is recomputed here)."""
     place = row.place
+    periods = {c.label: c for c in row.national.other_cfs}
+    others = tuple((periods[o.cf_label], o.payment_nonfac, o.payment_fac) for o in row.other_cfs
+                   if o.cf_label in periods)
     return dataclasses.replace(row.national, payment_nonfac=row.payment_nonfac, payment_fac=row.payment_fac,
                                label=row.label, locality=f"{place.state} {place.locality} {place.name}".strip(),
-                               named=True, in_focus=True)
+                               named=True, in_focus=True, local_others=others)
 
 
 def _valuation(backends: Backends, detection: Detection, years: int, modifiers: bool = False

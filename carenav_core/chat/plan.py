@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from enum import StrEnum
 from functools import lru_cache
 from typing import Sequence
@@ -135,6 +135,7 @@ class QuestionPlan:
     bundles: tuple[tuple[str, ...], ...] = ()   # "99491 alone or 99490 plus 99439": two sides, one billed together
     versus_national: bool = False        # "99214 in Alaska compared to national": a place's amount against the nation's
     switched: tuple[str, str] = ()       # "moving 300 patients from 99490 to G0557": (from, to), alternatives weighed
+    dates: tuple[date, date] | None = None   # "on February 1, 2024", "in January 2024": the days of service asked
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -199,6 +200,64 @@ class QuestionPlan:
 def listed(codes: Sequence[str]) -> str:
     """'A', 'A and B', 'A, B and C'."""
     return ", ".join(codes[:-1]) + f" and {codes[-1]}" if len(codes) > 1 else codes[0]
+
+
+_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
+                                        "september", "october", "november", "december"), start=1)}
+_MONTH = r"(jan(?:uary|\.)?|feb(?:ruary|\.)?|mar(?:ch|\.)?|apr(?:il|\.)?|may|june?|july?|aug(?:ust|\.)?|" \
+         r"sep(?:t(?:ember|\.)?|\.)?|oct(?:ober|\.)?|nov(?:ember|\.)?|dec(?:ember|\.)?)"
+_DAY = re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(20[1-3]\d)\b|\b(\d{{1,2}})/(\d{{1,2}})/(20[1-3]\d)\b|"
+                  r"\b(20[1-3]\d)-(\d\d)-(\d\d)\b", re.IGNORECASE)
+_MONTH_OF = re.compile(rf"\b{_MONTH}\s+(?:of\s+)?(20[1-3]\d)\b", re.IGNORECASE)
+_BEFORE_AFTER = re.compile(r"\b(before|prior to|until|after|from|since|on or after)\s+$", re.IGNORECASE)
+
+
+def _month_number(word: str) -> int:
+    return next(number for name, number in _MONTHS.items() if name.startswith(word.lower().rstrip(".")[:3]))
+
+
+def asked_dates(text: str) -> tuple[date, date] | None:
+    """The days of service a question names, as (first, last): a date ("on February 1, 2024", "2/1/2024",
+    "2024-02-01"), a month ("in January 2024": its days), or a date after "before" / "after" ("before March 9,
+    2024": January 1 to March 8). None when no day or month is named, or several are.
+
+    >>> asked_dates("What did 99214 pay on February 1, 2024?")
+    (datetime.date(2024, 2, 1), datetime.date(2024, 2, 1))
+    >>> asked_dates("99214 in January 2024")
+    (datetime.date(2024, 1, 1), datetime.date(2024, 1, 31))
+    >>> asked_dates("99214 for services before March 9, 2024")
+    (datetime.date(2024, 1, 1), datetime.date(2024, 3, 8))
+    """
+    spans = []
+    for m in _DAY.finditer(text):
+        try:
+            if m.group(1):
+                day = date(int(m.group(3)), _month_number(m.group(1)), int(m.group(2)))
+            elif m.group(4):
+                day = date(int(m.group(6)), int(m.group(4)), int(m.group(5)))
+            else:
+                day = date(int(m.group(7)), int(m.group(8)), int(m.group(9)))
+        except ValueError:
+            continue
+        side = _BEFORE_AFTER.search(text[:m.start()])
+        if side and side.group(1).lower() in ("before", "prior to"):
+            spans.append((date(day.year, 1, 1), day - timedelta(days=1)))
+        elif side and side.group(1).lower() == "until":
+            spans.append((date(day.year, 1, 1), day))
+        elif side and side.group(1).lower() == "after":
+            spans.append((day + timedelta(days=1), date(day.year, 12, 31)))
+        elif side:
+            spans.append((day, date(day.year, 12, 31)))
+        else:
+            spans.append((day, day))
+    masked = _DAY.sub(" ", text)
+    for m in _MONTH_OF.finditer(masked):
+        year, month = int(m.group(2)), _month_number(m.group(1))
+        if m.group(1).lower() == "may" and not re.search(r"\b(?:in|of|during|for)\s+$", masked[:m.start()], re.I):
+            continue                                   # "may 2025 ..." as a verb is not a month
+        last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1))
+        spans.append((date(year, month, 1), last))
+    return spans[0] if len(spans) == 1 and spans[0][0] <= spans[0][1] else None
 
 
 def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
@@ -724,6 +783,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     versus_national = bool(_NATIONAL.search(text))
     switched = asked_switch(text, named)
     setting_gap = asks_setting_gap(text)
+    dates = asked_dates(text)
+    if dates and dates[0].year not in years and since is None:
+        years = tuple(sorted({*years, dates[0].year}))       # "2024-02-01": the year of the date is asked
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
@@ -732,4 +794,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
-                        versus_national=versus_national, switched=switched)
+                        versus_national=versus_national, switched=switched, dates=dates)

@@ -369,7 +369,9 @@ def price_row(row: ValuationRow, place: Locality, book: LocalityDirectory, units
     units = units or _units(row)
     nonfac, fac = _fees(row, place, cf or row.cf, units)
     cap_fac, cap_nonfac, _ = book.caps.get((row.cy, row.hcpcs, row.mod, place.key), _NO_CAP) if book.caps else _NO_CAP
-    others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=fees[0], payment_fac=fees[1])
+    # the OPPS cap is a dollar amount: it caps the fee at every CF of the year alike
+    others = tuple(OtherCfPayment(cf_label=c.label, cf=c.value, payment_nonfac=_capped(fees[0], cap_nonfac),
+                                  payment_fac=_capped(fees[1], cap_fac))
                    for c in row.other_cfs for fees in [_fees(row, place, c.value, units)]) if row.other_cfs else ()
     return _new_row(dict(
         national=row, place=place, payment_nonfac=_capped(nonfac, cap_nonfac), payment_fac=_capped(fac, cap_fac),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Sequence
 
@@ -40,8 +41,14 @@ def shows_cpt(rows) -> bool:
 class ConversionFactor:
     """One national CF as the rule metadata records it."""
     value: Decimal
-    label: str            # e.g. "CY2024 from 2024-03-09", "CY2026 non-QP"
+    label: str            # e.g. "CY2024 Jan 1-Mar 8", "CY2026 non-QP"
     reference: str        # address of the source
+    effective: date | None = None    # the days it applies to (a year with two CFs by date: each its own part)
+    until: date | None = None
+
+    def covers(self, first: date, last: date) -> bool:
+        """Whether every day from `first` to `last` falls in this CF's period."""
+        return self.effective is not None and self.until is not None and self.effective <= first <= last <= self.until
 
 
 CENT = Decimal("0.01")
@@ -95,11 +102,14 @@ class ValuationRow:
     locality: str = ""             # "" national; else the payment locality ("WA 02 Seattle (King County)")
     named: bool = True             # the question names this code (False: added by family expansion)
     in_focus: bool = True          # a named code in a year the question asks about (shown first)
+    # a locality row: its amounts at each other CF of the year, as pfs/locality.py prices them (not recomputed here)
+    local_others: tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...] = ()
 
     def other_payments(self) -> tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...]:
-        """(CF, non-facility, facility payment) at each other CF of the year ("CY2024 Jan 1-Mar 8"), national rows."""
+        """(CF, non-facility, facility payment) at each other CF of the year ("CY2024 Jan 1-Mar 8"): national rows
+        compute them, a locality row carries its locality's."""
         if self.locality:
-            return ()
+            return self.local_others
         return tuple((c, payment(self.total_nonfac, c.value), payment(self.total_fac, c.value)) for c in self.other_cfs)
 
     def numbers(self) -> tuple[Decimal, ...]:

@@ -73,7 +73,7 @@ class Rule:
         """The CF in force on `effective` (first listed variant wins, e.g. non-QP), and the others."""
         def as_cf(entry: _CfEntry) -> ConversionFactor:
             return ConversionFactor(value=entry.amount, label=_cf_label(self.cy, entry, len(self.cfs) > 1),
-                                    reference=entry.href)
+                                    reference=entry.href, effective=entry.effective, until=entry.until)
         in_force = [c for c in self.cfs if effective is None or c.effective <= effective <= c.until]
         chosen = (in_force or list(self.cfs))[0]
         return as_cf(chosen), tuple(as_cf(c) for c in self.cfs if c is not chosen)

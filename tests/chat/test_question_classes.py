@@ -334,6 +334,28 @@ def test_a_county_the_county_file_does_not_list_is_priced_in_rest_of_state_and_s
     assert not any(w.kind is WarningKind.READ_AS for w in listed.warnings)
 
 
+@pytest.mark.parametrize("question, lead, place", [
+    ("What did 99214 pay nationally on February 1, 2024?", "Jan 1-Mar 8", ""),
+    ("What did 99214 pay in Seattle in January 2024?", "Jan 1-Mar 8", "WA 02"),
+    ("What did 99214 pay for services before March 9, 2024?", "Jan 1-Mar 8", ""),
+    ("What did 99214 pay on 2024-06-01?", "Mar 9-Dec 31", ""),
+    ("What did 99214 pay in Seattle in 2024?", "Mar 9-Dec 31", "WA 02"),
+])
+def test_a_date_of_service_leads_with_the_conversion_factor_in_force_that_day(backends, question, lead, place):
+    prepared = prepare(question, backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2024)
+    assert (place in row.label) if place else not row.locality
+    sentence = next(line for line in said(prepared).splitlines() if "99214" in line and "2024" in line)
+    first = re.search(r"at the CY2024 (.+?) conversion factor of \$([\d.]+) the .+? payment is \$([\d.,]+)", sentence)
+    assert first and first.group(1) == lead
+    if lead == row.cf_label.removeprefix("CY2024 "):
+        assert first.group(3) == str(row.payment_nonfac)
+    else:                                 # the other period's amount: the row's own, stated in the parenthesis
+        other = next(p for p in row.other_payments() if p[0].label.endswith(lead))
+        assert first.group(2) == str(other[0].value) and first.group(3) == str(other[1])
+        assert f"{row.cf_label} conversion factor of ${row.cf}: ${row.payment_nonfac} non-facility" in sentence
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
