@@ -33,6 +33,9 @@ class ScreenerValue(DatedValue):
     at_least: bool = Field(False, description="The figure in force is not seen; this one is a floor (a limit the law "
                                               "only raises, such as one indexed by the COLA): a pass under it holds, "
                                               "nothing above it is decided.")
+    indexed: bool = Field(True, description="With at_least: the figure rises by a yearly index, so an answer far above "
+                                            "the floor (rules/base.py FLOOR_HEADROOM) is above the figure in force too; "
+                                            "false for a figure set by rule with no index: nothing above it is decided.")
 
     @model_validator(mode="after")
     def _one_shape(self) -> "ScreenerValue":
@@ -67,6 +70,7 @@ class Threshold:
     reference: tuple[Reference, ...]
     note: str = ""
     at_least: bool = False     # a floor: the figure in force is not seen, and is not lower than this
+    indexed: bool = True       # with at_least: raised by a yearly index (FLOOR_HEADROOM bounds the figure in force)
 
     def shown(self) -> str:
         """The figure in words: '$1,856 a month', '65 years'."""
@@ -90,6 +94,7 @@ class ThresholdTable:
         parameter = self.parameters[key]
         return Threshold(key=key, label=parameter.label, unit=parameter.unit, amount=amount,
                          effective=value.effective, tag=value.tag, note=value.note, at_least=value.at_least,
+                         indexed=value.indexed,
                          reference=tuple(Reference(title=r.title, href=r.href) for r in value.reference))
 
     def _value(self, key: str, on: date, shape: str) -> ScreenerValue:

@@ -135,7 +135,7 @@ def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float =
     said = f"{what} {bracket.label()}{' (times 12 for a year)' if scale == 12 else ''} vs limit {limit.describe()}"
     if upper is not None and upper <= limit.amount:
         return verdict(True, f"{said}: the whole range is at or below the limit", limit)
-    if limit.at_least and lower > limit.amount * (1 + FLOOR_HEADROOM):
+    if limit.at_least and limit.indexed and lower > limit.amount * (1 + FLOOR_HEADROOM):
         return verdict(False, f"{said}: the whole range is above even {FLOOR_HEADROOM:.0%} more than this figure "
                        f"(the figure in force from {limit.effective:%B %-d, %Y} is not on file; these indexed figures "
                        "have never risen that much in a year)", limit)
