@@ -46,6 +46,7 @@ from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
+from carenav_core.pfs.lookup import newest_final_cy
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import value
@@ -127,15 +128,27 @@ def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> t
                          "rows without a modifier are shown."),)
 
 
-def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan, newest_loaded: int = 0
+                       ) -> tuple[WarningEvent, ...]:
     """An asked year an asked code has no row for ("What does G0556 pay in 2019?") is said, with the years the
     data hold for it, so the newest row shown instead is not read as the asked year's; likewise a proposed rule
-    asked with no proposed-rule row loaded. Codes in the same case (a family's members) share one sentence."""
+    asked with no proposed-rule row loaded. A code missing from the newest final release loaded (`newest_loaded`)
+    when no year is asked ("What does G2012 pay now?") is said to be gone from the files since its newest year, so
+    that year's values are not read as current. Codes in the same case (a family's members) share one sentence."""
     cases: dict[str, list[str]] = {}
     for code in plan.focus_codes:
         held = sorted({r.cy for r in rows if r.hcpcs == code})
         if not held:
             continue                # no row at all: the unpriced sentence says so
+        finals = sorted({r.cy for r in rows if r.hcpcs == code and not r.proposed})
+        gone = [y for y in range(finals[-1] + 1, newest_loaded + 1)] if finals else []
+        if gone and not plan.years and plan.since is None and not plan.proposed:
+            years = " or ".join(f"CY{y}" for y in gone)
+            case = (f"{{codes}} {{are}} not in the {years} fee schedule file{'s' if len(gone) > 1 else ''} (deleted "
+                    f"or replaced after CY{finals[-1]}): the CY{finals[-1]} values shown are {{their}} last, not "
+                    "current ones")
+            cases.setdefault(case, []).append(code)
+            continue
         missing = [y for y in plan.years if y not in held]
         years = " or ".join(f"CY{y}" for y in missing)
         first = min((r.cy for r in rows if r.hcpcs == code and not r.proposed), default=held[0])
@@ -146,6 +159,10 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
         if missing and code not in plan.named_codes and others and len(missing) == len(plan.years) and \
                 all(y < first for y in missing):      # a family member created after the asked years
             case = f"{{codes}} {{are}} new in the fee schedule from CY{first}, so {{they}} {{have}} no {years} values"
+        elif missing and all(y > held[-1] for y in missing) and all(y <= newest_loaded for y in missing):
+            # the asked years' files are loaded and do not list the code: it was deleted or replaced
+            case = (f"{{codes}} {{are}} not in the {years} fee schedule file{'s' if len(missing) > 1 else ''} "
+                    f"(deleted or replaced after CY{held[-1]}; the newest values are CY{held[-1]}){instead}")
         elif missing and all(y > held[-1] for y in missing):          # a year after the newest release
             case = f"No {years} fee schedule values for {{codes}} (the newest are CY{held[-1]}){instead}"
         elif missing:               # rows were fetched back to the earliest asked year: what is held is all there is
@@ -164,10 +181,22 @@ def missing_years_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tupl
     if not cases:
         return ()
     notes = [case.format(codes=listed(codes), them="it" if len(codes) == 1 else "them",
+                         their="its" if len(codes) == 1 else "their",
                          have="has" if len(codes) == 1 else "have", are="is" if len(codes) == 1 else "are",
                          they="it" if len(codes) == 1 else "they")
              for case, codes in cases.items()]
     return (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message="; ".join(notes) + "."),)
+
+
+def _newest_final(backends: Backends) -> int:
+    """The newest final CY the fee-schedule database holds (0 without one)."""
+    if backends.fee_db is None:
+        return 0
+    try:
+        return newest_final_cy(backends.fee_db)
+    except duckdb.Error as exc:
+        log.warning("newest release lookup failed: %s", exc)
+        return 0
 
 
 def _flagged(row: ValuationRow, named: bool, in_focus: bool) -> ValuationRow:
@@ -375,7 +404,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
     plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
-    warnings += missing_years_note(rows, plan) + missing_modifier_note(rows, plan)
+    warnings += missing_years_note(rows, plan, _newest_final(backends)) + missing_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted

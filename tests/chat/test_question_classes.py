@@ -356,6 +356,21 @@ def test_a_date_of_service_leads_with_the_conversion_factor_in_force_that_day(ba
         assert f"{row.cf_label} conversion factor of ${row.cf}: ${row.payment_nonfac} non-facility" in sentence
 
 
+@pytest.mark.parametrize("question, code, last", [
+    ("What does g2012 pay now?", "G2012", 2024),          # replaced by 98016 from CY2025
+    ("What does 99441 pay?", "99441", 2024),              # telephone E/M, deleted for CY2025
+    ("What did 99441 pay in 2025?", "99441", 2024),
+    ("What does 99201 pay in 2025 and 2026?", "99201", 2020),
+])
+def test_a_code_gone_from_the_newest_files_is_not_priced_as_current(backends, question, code, last):
+    prepared = prepare(question, backends, today=TODAY)
+    assert max(r.cy for r in prepared.rows if r.hcpcs == code and r.in_focus) == last
+    notes = [w.message for w in prepared.warnings if w.kind is WarningKind.YEAR_NOT_FOUND]
+    assert any(code in n and "deleted or replaced" in n and f"CY{last}" in n for n in notes), notes
+    current = prepare("What does 99490 pay?", backends, today=TODAY)
+    assert not any(w.kind is WarningKind.YEAR_NOT_FOUND for w in current.warnings)
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
