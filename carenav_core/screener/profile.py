@@ -13,7 +13,8 @@ T = TypeVar("T")
 class Unknown:
     """A fact the intake did not settle, and why."""
 
-    reason: Literal["unanswered", "dont_know", "prefer_not_to_say", "not_assessed", "about_the_other_person"]
+    reason: Literal["unanswered", "dont_know", "prefer_not_to_say", "not_assessed", "about_the_other_person",
+                    "contradictory"]
 
     def __bool__(self) -> bool:  # an Unknown must never be mistaken for a "yes"
         raise TypeError("Unknown has no truth value; test it with is_unknown()")
@@ -157,6 +158,14 @@ def _level_of_care(value: str | None) -> Maybe[bool]:
     return value == "assessed_yes" if missing is None else missing
 
 
+def _caregiver_of_the_screened(a: Answers) -> Maybe[bool]:
+    """Whether the person screened has an unpaid caregiver. Screening "someone I care for" says yes, unless the
+    answers also say no unpaid caregiver (care paid for, or a slip): contradictory answers decide nothing."""
+    if a.screening_for != "someone_i_care_for":
+        return _yes_no(a.has_unpaid_caregiver)
+    return Unknown(reason="contradictory") if a.has_unpaid_caregiver == "no" else True
+
+
 def normalize(answers: Answers | Mapping[str, object]) -> Profile:
     """Turn intake answers into a Profile; unanswered, "don't know" and declined become Unknown."""
     a = answers if isinstance(answers, Answers) else parse_answers(dict(answers))
@@ -174,7 +183,7 @@ def normalize(answers: Answers | Mapping[str, object]) -> Profile:
         wartime_service=_yes_no(a.wartime_service), adl_help=_as_set(a.adl_help),
         nursing_facility_level_of_care=_level_of_care(a.nursing_facility_level_of_care),
         living_situation=_plain(a.living_situation),
-        has_unpaid_caregiver=True if a.screening_for == "someone_i_care_for" else _yes_no(a.has_unpaid_caregiver),
+        has_unpaid_caregiver=_caregiver_of_the_screened(a),
         caring_for_someone=_yes_no(a.caring_for_someone),
         care_recipient_age=_plain(a.care_recipient_age),
         care_relationship=_plain(a.care_relationship),
@@ -192,6 +201,11 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
+    if is_unknown(profile.has_unpaid_caregiver) and profile.has_unpaid_caregiver.reason == "contradictory":
+        found.append("The screening is for someone you care for, but the answers also say they have no unpaid "
+                     "caregiver. Caregiver programs (MAC, the Family Caregiver Support Program) need an unpaid "
+                     "caregiver, so they are left open. Please check whether anyone (you included) helps them "
+                     "without pay.")
     contradictions = profile.medicare_contradictions()
     if "extra_help" in contradictions:
         found.append("The answers say enrolled in Extra Help but no Medicare; Extra Help is only for people with "

@@ -137,7 +137,10 @@ CASES = [
     ("property_tax", "owns_and_occupies_home", {"living_situation": "nursing_facility"}, ON, U, ()),
     ("property_tax", "owns_and_occupies_home", {"living_situation": None}, ON, U, ("living_situation",)),
     ("property_tax", "income_within_county_threshold", {"county": None}, ON, U, ("county",)),
-    ("liheap", "income_within_150_percent_fpl", {"household_size": None}, ON, U, ("household_size",)),
+    # income under the one-person limit passes whatever the household size (limits rise with it); above it, unknown
+    ("liheap", "income_within_150_percent_fpl", {"household_size": None}, ON, P, ()),
+    ("liheap", "income_within_150_percent_fpl", {"household_size": None, "monthly_income": "2016-2199"}, ON, U,
+     ("household_size",)),
     ("liheap", "pays_for_heating", {"pays_for_heating": "no"}, ON, F, ()),
     ("liheap", "pays_for_heating", {}, ON, P, ()),
 ]

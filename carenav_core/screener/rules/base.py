@@ -212,6 +212,24 @@ def yes_no(profile: Profile, field: str, yes: str, no: str) -> Verdict:
     return missing or verdict(getattr(profile, field), yes if getattr(profile, field) else no)
 
 
+def under_smallest(missing: Verdict | None, profile: Profile, check: Callable[[Profile], Verdict],
+                   **smallest: object) -> Verdict | None:
+    """With only the household's size or marriage unknown (`missing` names them), income wholly under the smallest
+    limit (`smallest`: household_size=1, married=False, the fields `check` is run with) passes whatever they are, for
+    the limits rise with the household; anything else stays `missing`. None when nothing is missing."""
+    if missing is None or set(missing.unknown_fields) - set(smallest):
+        return missing
+    result = check(replace(profile, **smallest))
+    if result.status is not Status.PASS:
+        return missing
+    unsettled = " and ".join(_UNSETTLED[name] for name in missing.unknown_fields)
+    return replace(result, reason=f"{result.reason} ({'a single person' if 'married' in smallest else 'one person'}"
+                   f"'s, the smallest: it holds whatever the {unsettled})")
+
+
+_UNSETTLED = {"married": "marital status", "household_size": "household size"}
+
+
 def gross_of_disregard(profile: Profile, context: Context, countable: Threshold) -> Verdict:
     """Household gross income vs a countable-income limit plus the SSI-related $20 general income disregard."""
     disregard = context.thresholds.amount("ssi_general_income_disregard", context.on)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, only_passes, rule,
-                                              unknown, verdict)
+                                              under_smallest, unknown, verdict)
 
 KEY = "basic_food"
 DSHS_CE = ("DSHS EA-Z: categorical eligibility for Basic Food (WAC 388-414-0001)",
@@ -59,9 +59,11 @@ OTHER_MEMBERS = "whether another household member is 60 or older or disabled"
 
 def gross_test(profile: Profile, context: Context) -> Verdict:
     """Household gross income vs the 200% FPL categorical-eligibility table."""
-    missing = unknown(profile, "monthly_income", "household_size")
-    return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
-        "basic_food_gross_income", context.on, profile.household_size), "household gross income")
+    def check(person: Profile) -> Verdict:
+        return at_or_below(person.monthly_income, context.thresholds.for_size(
+            "basic_food_gross_income", context.on, person.household_size), "household gross income")
+    missing = under_smallest(unknown(profile, "monthly_income", "household_size"), profile, check, household_size=1)
+    return missing or check(profile)
 
 
 @rule(program=KEY, label="Household gross income within the categorical-eligibility limit, or the net income test for an older or disabled member",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
-                                              rule, unknown, verdict)
+                                              rule, under_smallest, unknown, verdict)
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
@@ -41,12 +41,12 @@ def has_medicare(profile: Profile, context: Context) -> Verdict:
 def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
     if _deemed(profile):
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
-    missing = unknown(profile, "monthly_income", "married")
-    if missing:
-        return missing
     # SSA counts income after the $20 general income exclusion (20 CFR 418.3325; HI 03030.005), as MSP does.
-    limit = context.thresholds.for_unit("extra_help_income", context.on, married=profile.couple)
-    return gross_of_disregard(profile, context, limit)
+    def check(person: Profile) -> Verdict:
+        return gross_of_disregard(person, context, context.thresholds.for_unit("extra_help_income", context.on,
+                                                                             married=person.couple))
+    missing = under_smallest(unknown(profile, "monthly_income", "married"), profile, check, married=False)
+    return missing or check(profile)
 
 
 @rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",
@@ -54,9 +54,11 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
 def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
     if _deemed(profile):
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
-    missing = unknown(profile, "assets", "married")
-    return missing or at_or_below(profile.assets, context.thresholds.for_unit(
-        "extra_help_resources", context.on, married=profile.couple), "countable assets")
+    def check(person: Profile) -> Verdict:
+        return at_or_below(person.assets, context.thresholds.for_unit(
+            "extra_help_resources", context.on, married=person.couple), "countable assets")
+    missing = under_smallest(unknown(profile, "assets", "married"), profile, check, married=False)
+    return missing or check(profile)
 
 
 PROGRAM = Program(

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
-from carenav_core.screener.rules.base import Context, Program, Verdict, at_or_below, rule, unknown, yes_no
+from carenav_core.screener.rules.base import Context, Program, Verdict, at_or_below, rule, under_smallest, unknown, yes_no
 
 KEY = "liheap"
 COMMERCE = ("Commerce: energy assistance", "https://commerce.wa.gov/ko/energy-policy/energy-assistance")
@@ -12,9 +12,11 @@ COMMERCE_POLICY = ("Commerce LIHEAP policy (2016 archive)",
 
 @rule(program=KEY, label="Household income at or below the LIHEAP limit for the household size", document="liheap#income-limit", legal=COMMERCE)
 def income_within_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
-    missing = unknown(profile, "monthly_income", "household_size")
-    return missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
-        "liheap_income", context.on, profile.household_size), "household income")
+    def check(person: Profile) -> Verdict:
+        return at_or_below(person.monthly_income, context.thresholds.for_size(
+            "liheap_income", context.on, person.household_size), "household income")
+    missing = under_smallest(unknown(profile, "monthly_income", "household_size"), profile, check, household_size=1)
+    return missing or check(profile)
 
 
 @rule(program=KEY, label="Pays for heat directly or through rent", document="liheap#other-requirements",

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.thresholds import ThresholdNotInForce
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard,
-                                              income_scope_exact, rule, unknown, verdict)
+                                              income_scope_exact, rule, under_smallest, unknown, verdict)
 
 KEY = "msp"
 HCA_MSP = ("HCA: Medicare Savings Program (WAC 182-517-0100)",
@@ -42,11 +43,11 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
 def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == "msp_only":      # already enrolled: the program is theirs, not a question of income
         return verdict(True, "already enrolled in a Medicare Savings Program")
-    missing = unknown(profile, "monthly_income", "married")
-    if missing:
-        return missing
-    return gross_of_disregard(profile, context, context.thresholds.for_unit("msp_qi1_income", context.on,
-                                                                          married=profile.couple))
+    def check(person: Profile) -> Verdict:
+        return gross_of_disregard(person, context, context.thresholds.for_unit("msp_qi1_income", context.on,
+                                                                             married=person.couple))
+    missing = under_smallest(unknown(profile, "monthly_income", "married"), profile, check, married=False)
+    return missing or check(profile)
 
 
 TIERS = (("QMB", "msp_qmb_income"), ("SLMB", "msp_slmb_income"), ("QI-1", "msp_qi1_income"))
@@ -60,7 +61,10 @@ def tier(profile: Profile, context: Context) -> str:
         return ""           # household income that covers more people cannot point to a tier
     names = []
     for name, key in TIERS:
-        limit = context.thresholds.for_unit(key, context.on, married=profile.couple)
+        try:
+            limit = context.thresholds.for_unit(key, context.on, married=profile.couple)
+        except ThresholdNotInForce:
+            return ""       # a tier figure not on file for the date: no tier is named (the card says why elsewhere)
         status = gross_of_disregard(profile, context, limit).status
         names += [] if status is Status.FAIL else [name]
         if status is Status.PASS:

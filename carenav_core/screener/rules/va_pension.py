@@ -18,7 +18,14 @@ VETERAN_WORDS = {"veteran": "a veteran", "surviving_spouse": "a veteran's surviv
 @rule(program=KEY, label="Veteran or surviving spouse", document="va_pension#age-and-category", legal=VA_FDC)
 def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "veteran_status")
-    return missing or verdict(profile.veteran_status != "no", VETERAN_WORDS[profile.veteran_status])
+    if missing:
+        return missing
+    if profile.veteran_status == "surviving_spouse" and profile.married is True:
+        # 38 CFR 3.50(b)(2): a surviving spouse for VA pension has not remarried (3.55 restores it only in narrow
+        # cases after the later marriage ends, which a person married now is not)
+        return verdict(False, "a veteran's surviving spouse who is married again: VA survivors pension is for a "
+                       "surviving spouse who has not remarried (38 CFR 3.50(b)(2))")
+    return verdict(profile.veteran_status != "no", VETERAN_WORDS[profile.veteran_status])
 
 
 @rule(program=KEY, label="At least one day of active service in a wartime period", document="va_pension#service",

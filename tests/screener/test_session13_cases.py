@@ -1,0 +1,57 @@
+"""Wrong or unsettled screening results a third prober found with 35 new intakes (session 13), each checked against
+the program's own rule through the real rules and dated figures."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from carenav_core.screener.engine import Classification, screen
+from carenav_core.screener.profile import answer_warnings
+from tests.screener.conftest import profile
+
+L, P, X = Classification.LIKELY, Classification.POSSIBLY, Classification.EXCLUDED
+ON = date(2026, 12, 2)
+OLDER = {"age": 70, "county": "King", "medicare_parts": ["A", "B"], "apple_health": "none", "extra_help": "no",
+         "disability": "no", "assets": "0-2000", "household_size": 1, "marital_status": "single",
+         "monthly_income": "1300-1499", "living_situation": "rented_home"}
+
+
+def results(on: date = ON, **answers) -> dict:
+    return {r.program.key: r for r in screen(profile(**answers), on=on)}
+
+
+@pytest.mark.parametrize("on", [date(2028, 4, 1), date(2024, 3, 15)])
+def test_a_tier_figure_not_on_file_leaves_msp_open_instead_of_refusing_the_screen(on):
+    from carenav_core.screener.assemble import run_screen
+    report = run_screen(profile(**OLDER), on=on, search=None)         # was: ThresholdNotInForce out of the MSP tier lookup
+    msp = next(card for card in report.cards if card.program == "msp")
+    assert msp.classification == "possibly_relevant" and msp.tier == ""
+
+
+def test_a_remarried_surviving_spouse_is_not_a_surviving_spouse_for_va_pension():
+    widow = {**OLDER, "age": 74, "veteran_status": "surviving_spouse", "wartime_service": "yes",
+             "adl_help": ["bathing"]}
+    assert results(**widow)["va_pension"].classification is not X
+    again = results(**{**widow, "marital_status": "married", "household_size": 2})["va_pension"]
+    assert again.classification is X and any("3.50(b)(2)" in o.verdict.reason for o in again.outcomes)
+
+
+def test_screening_someone_i_care_for_who_has_no_unpaid_caregiver_decides_nothing_and_says_so():
+    answers = {**OLDER, "age": 82, "screening_for": "someone_i_care_for", "has_unpaid_caregiver": "no",
+               "nursing_facility_level_of_care": "assessed_yes", "apple_health": "categorically_needy"}
+    found = results(**answers)
+    assert found["mac"].classification is P and found["fcsp"].classification is P
+    assert any("no unpaid caregiver" in w for w in answer_warnings(profile(**answers)))
+    agreed = results(**{**answers, "has_unpaid_caregiver": "yes"})
+    assert agreed["mac"].classification is L
+
+
+@pytest.mark.parametrize("unknown", [{"household_size": "prefer_not_to_say"}, {"marital_status": "dont_know"},
+                                     {"household_size": "prefer_not_to_say", "marital_status": "dont_know"}])
+def test_income_under_the_smallest_limit_passes_whatever_the_household(unknown):
+    found = results(**{**OLDER, **unknown})
+    for program in ("msp", "extra_help", "liheap", "basic_food"):
+        assert found[program].classification is L, (program, found[program].unknown_fields)
+    above = results(**{**OLDER, **unknown, "monthly_income": "1883-1956"})      # over one person's MSP limit
+    assert above["msp"].classification is P              # a larger household's or a couple's limit may be met
