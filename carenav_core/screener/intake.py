@@ -204,7 +204,52 @@ def parse_answers(raw: dict) -> Answers:
     try:
         return Answers.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(f"answers are invalid: {exc}") from exc
+        raise ConfigError("answers are invalid: " + "; ".join(answer_errors(exc))) from exc
+
+
+# What a pydantic error type expects, in words (literal errors list their values; value errors keep their message)
+_EXPECTED = {"int_parsing": "a whole number", "int_type": "a whole number", "int_from_float": "a whole number",
+             "string_type": "text (one of the listed answers)", "list_type": "a list", "bool_type": "yes or no"}
+
+
+def answer_errors(exc: ValidationError) -> list[str]:
+    """One plain line per bad answer: the field (and list item), what was given, what is accepted. Pydantic reports a
+    union's every member ("age.int", "age.literal[...]"); they are one answer here, read as alternatives.
+
+    >>> try:
+    ...     Answers.model_validate({"age": "seventy-two", "zip_code": "98101"})
+    ... except ValidationError as exc:
+    ...     for line in answer_errors(exc):
+    ...         print(line)
+    age: got 'seventy-two'; expected a whole number or 'dont_know' or 'prefer_not_to_say'
+    zip_code: not a question of the intake (remove it)
+    """
+    by_field: dict[str, list[dict]] = {}
+    for error in exc.errors():
+        loc = error["loc"]
+        field = str(loc[0]) if loc else "answers"
+        item = next((f" item {part + 1}" for part in loc[1:] if isinstance(part, int)), "")
+        by_field.setdefault(field + item, []).append(error)
+    lines = []
+    for where, errors in by_field.items():
+        if " item " not in where and any(other.startswith(where + " item ") for other in by_field):
+            continue            # a list with a bad item: the item says what is wrong, not the list's other forms
+        if any(e["type"] == "extra_forbidden" for e in errors):
+            lines.append(f"{where}: not a question of the intake (remove it)")
+            continue
+        said = [str(e["ctx"].get("error", e["msg"])) for e in errors if e["type"] == "value_error"]
+        if said:                # the field's own check says what and why ("household size 0 is outside 1-20")
+            lines.append(f"{where}: {'; '.join(dict.fromkeys(said))}")
+            continue
+        given = next((e["input"] for e in errors if not isinstance(e["input"], (list, dict))), errors[0]["input"])
+        expected = []
+        for error in errors:
+            if error["type"] == "literal_error":
+                expected.append(error["ctx"]["expected"])
+            else:
+                expected.append(_EXPECTED.get(error["type"], error["msg"]))
+        lines.append(f"{where}: got {given!r}; expected {' or '.join(dict.fromkeys(expected))}")
+    return lines
 
 
 LIST_FIELDS = ("medicare_parts", "adl_help")

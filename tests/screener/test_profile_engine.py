@@ -31,7 +31,7 @@ def test_answers_are_normalized_to_typed_values():
 @pytest.mark.parametrize(("answers", "words"), [
     ({"age": 130}, "outside 0-120"), ({"household_size": 0}, "outside 1-20"),
     ({"county": "Atlantis"}, "Washington county"), ({"monthly_income": "lots"}, "income bracket"),
-    ({"assets": "1-2"}, "asset bracket"), ({"favourite_color": "red"}, "extra"),
+    ({"assets": "1-2"}, "asset bracket"), ({"favourite_color": "red"}, "favourite_color: not a question of the intake"),
     ({"apple_health": "gold"}, "apple_health"), ({"age": True}, "age must be a whole number"),
     ({"household_size": False}, "household size must be a whole number"), ({"age": 70.5}, "whole number"),
     ({"screening_for": "my cat"}, "screening_for"), ({"caregiver_age": 121}, "outside 0-120"),

@@ -55,3 +55,19 @@ def test_income_under_the_smallest_limit_passes_whatever_the_household(unknown):
         assert found[program].classification is L, (program, found[program].unknown_fields)
     above = results(**{**OLDER, **unknown, "monthly_income": "1883-1956"})      # over one person's MSP limit
     assert above["msp"].classification is P              # a larger household's or a couple's limit may be met
+
+
+@pytest.mark.parametrize("bad, said", [
+    ({"age": "seventy-two"}, "age: got 'seventy-two'; expected a whole number or 'dont_know' or 'prefer_not_to_say'"),
+    ({"household_size": 0}, "household_size: household size 0 is outside 1-20"),
+    ({"adl_help": ["cooking"]}, "adl_help item 1: got 'cooking'; expected 'bathing', 'dressing'"),
+    ({"zip_code": "98101"}, "zip_code: not a question of the intake (remove it)"),
+    ({"medicare_parts": "A"}, "medicare_parts: got 'A'; expected a list or 'none'"),
+])
+def test_bad_answers_are_named_in_plain_words(bad, said):
+    from carenav_core.errors import ConfigError
+    from carenav_core.screener.intake import parse_answers
+    with pytest.raises(ConfigError) as caught:
+        parse_answers({"age": 70, **bad})
+    message = str(caught.value)
+    assert said in message and "pydantic" not in message and "literal[" not in message
