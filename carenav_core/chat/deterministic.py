@@ -19,8 +19,8 @@ from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
                                        asks_variant_gap, factor_sentences, gpci_summary)
-from carenav_core.chat.figures import (MEASURED, UNPAID_STATUS, Figure, FigureKind, families_compared,
-                                       measured_fields)
+from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
+                                       families_compared, measured_fields, stated)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
@@ -162,9 +162,24 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
         return (f"Under {_vintage(row)}, {_code(row, described)} has PFS status {row.status} ({row.status_meaning}), so "
                 f"Medicare makes no separate payment for it under the fee schedule; the file lists "
                 f"{_parts_clause(row, parts, setting)}{_rvu_clause(row)} {row.label}.")
-    said = f"PFS status {row.status} ({row.status_meaning}), " if status and row.status else ""
+    if row.status in NOT_NATIONALLY_PRICED:
+        return (f"Under {_vintage(row)}, {_code(row, described)} has PFS status {row.status} ({row.status_meaning}): "
+                f"{PRICED_ELSEWHERE[row.status]}, so no fee schedule amount is stated; the file lists "
+                f"{_parts_clause(row, parts, setting)}{_rvu_clause(row)} {row.label}.")
+    meaning = CONDITIONAL.get(row.status, row.status_meaning)
+    said = f"PFS status {row.status} ({meaning}), " if (status or row.status in CONDITIONAL) and row.status else ""
     return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
             f"{_rvu_clause(row)}; {_payment_clause(row, setting, dates)} {row.label}.")
+
+
+# Statuses paid, but not at a national fee schedule amount (the row's RVUs are 0): how they are paid instead
+PRICED_ELSEWHERE = {"C": "the Medicare Administrative Contractor prices it claim by claim",
+                    "J": "anesthesia is paid as (base units + time units) times the locality's anesthesia conversion "
+                         "factor, not by RVUs"}
+# Statuses paid at the amount shown only under a condition: always said, in these words
+CONDITIONAL = {"R": "restricted coverage: paid only in the circumstances Medicare's coverage rules allow",
+               "T": "paid only when no other fee schedule service is billed for the patient that day; otherwise "
+                    "bundled"}
 
 
 def unpriced_sentence(unpriced: Sequence[str]) -> str:
@@ -425,17 +440,26 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
         measured_fields(replace(plan, measure="payment"))
     said = []
     for what, field in fields:
-        ordered = sorted((r for r in focus if getattr(r, field) is not None), key=lambda r: getattr(r, field),
+        ordered = sorted((r for r in focus if stated(r, field) is not None), key=lambda r: stated(r, field),
                          reverse=True)
         if not ordered:
             continue
         ranked = ordered[:top]
-        ranked += [r for r in ordered[top:] if getattr(r, field) == getattr(ranked[-1], field)]   # a tie at the cut
+        ranked += [r for r in ordered[top:] if stated(r, field) == stated(ranked[-1], field)]   # a tie at the cut
         money = field != "work_rvu"
-        listed_ = ", ".join(f"{_code(r, False)} {_money(getattr(r, field)) if money else getattr(r, field)} {r.label}"
+        listed_ = ", ".join(f"{_code(r, False)} {_money(stated(r, field)) if money else stated(r, field)} {r.label}"
                             for r in ranked)
-        said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}.")
+        left = [r for r in focus if stated(r, field) is None and getattr(r, field) is not None]
+        out = f" ({listed([_code(r, False) for r in left])} left out: {_left_out(left, field)})" if left else ""
+        said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}{out}.")
     return said
+
+
+def _left_out(rows: Sequence[ValuationRow], field: str) -> str:
+    """Why rows with an amount in the file are not ranked or summed (see figures.stated)."""
+    if any(r.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED for r in rows) and field.startswith("payment"):
+        return "no national fee schedule payment (status " + ", ".join(sorted({r.status for r in rows})) + ")"
+    return f"the file marks {'their' if len(rows) > 1 else 'its'} {'facility' if 'fac' in field and 'nonfac' not in field else 'non-facility'} PE NA"
 
 
 _DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")
@@ -476,13 +500,13 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     said = []
     for where, field, kind in (("non-facility", "payment_nonfac", Setting.NON_FACILITY),
                                ("facility", "payment_fac", Setting.FACILITY)):
-        priced = [r for r in focus if getattr(r, field) is not None]
+        priced = [r for r in focus if stated(r, field) is not None]
         if plan.measure == "work_rvu":
             where, field, priced = "work RVU", "work_rvu", [r for r in focus if r.work_rvu is not None]
         if len(priced) < 2 or plan.setting not in (Setting.BOTH, kind):
             continue
-        best = (max if top else min)(priced, key=lambda r: getattr(r, field))
-        if sum(getattr(r, field) == getattr(best, field) for r in priced) > 1:
+        best = (max if top else min)(priced, key=lambda r: stated(r, field))
+        if sum(stated(r, field) == stated(best, field) for r in priced) > 1:
             continue                        # a tie names no single code
         codes = listed([_code(r, False) for r in priced])
         amount = getattr(best, field)

@@ -107,6 +107,26 @@ MEASURED = {"payment": (("non-facility", "payment_nonfac"), ("facility", "paymen
             "total_rvu": (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))}
 
 
+UNPAID_STATUS = frozenset("BDEFGHIMNPX")
+# Statuses whose rows carry no national amount to compute with: C (the contractor prices it) and J (anesthesia: base
+# and time units times the anesthesia CF); their RVUs are 0 and the file's payment is not a payment
+NOT_NATIONALLY_PRICED = frozenset("CJ")
+_SETTING_NA = {"payment_nonfac": "nonfac_na", "total_nonfac": "nonfac_na", "pe_nonfac_rvu": "nonfac_na",
+               "payment_fac": "fac_na", "total_fac": "fac_na", "pe_fac_rvu": "fac_na"}
+
+
+def stated(row: ValuationRow, field: str) -> Decimal | None:
+    """The amount of `field` a figure may compute with: none for a payment Medicare does not make under the fee
+    schedule (UNPAID_STATUS) or does not price nationally (status C, J), nor for a setting the file marks NA (rarely
+    or never furnished there: 99454 in a facility, 27447 in an office), whose amount is computed but not paid."""
+    if field.startswith("payment") and row.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED:
+        return None
+    flag = _SETTING_NA.get(field)
+    if flag and getattr(row, flag) == "NA":
+        return None
+    return getattr(row, field)
+
+
 def measured_fields(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
     """(what, row field) pairs the figures compare: payments by setting, or an RVU the question names."""
     both = MEASURED.get(plan.measure, MEASURED["payment"])
@@ -123,7 +143,7 @@ def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[Valu
           plan: QuestionPlan) -> list[Figure]:
     figures = []
     for setting, field in measured_fields(plan):
-        amounts = tuple(getattr(r, field) for r in rows)
+        amounts = tuple(stated(r, field) for r in rows)
         if any(a is None for a in amounts):
             continue
         if kind is FigureKind.TOTAL:
@@ -253,7 +273,7 @@ def _bundles(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                 side, plan)
         text = f"[computed: {shown[0]} − {shown[1]}, {_short(label)}]"
         for setting, field in measured_fields(plan):
-            amounts = [[getattr(r, field) for r in side] for side in sides]
+            amounts = [[stated(r, field) for r in side] for side in sides]
             if any(a is None for side in amounts for a in side):
                 continue
             both = [sum(side, Decimal(0)) for side in amounts]
@@ -372,8 +392,8 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
             services, how = services * units, f"{how + ' × ' if how else ''}{units} units each"
         amounts: dict[Decimal, list[str]] = {}          # one figure for both settings when they pay the same
         for setting, field in measured_fields(plan):
-            if getattr(row, field) is not None:
-                amounts.setdefault(getattr(row, field), []).append(setting)
+            if stated(row, field) is not None:
+                amounts.setdefault(stated(row, field), []).append(setting)
         for amount, settings in amounts.items():
             setting = " and ".join(settings)
             value = amount * services
@@ -475,9 +495,6 @@ def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: Qu
 # PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
 # excluded, not valid for Medicare, measurement only, non-covered): RVUs times the CF is no payment for them (nor a
 # volume of them). A, R, T are paid; C is priced by the contractor; J (anesthesia) is paid by the anesthesia formula.
-UNPAID_STATUS = frozenset("BDEFGHIMNPX")
-
-
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""

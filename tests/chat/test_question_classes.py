@@ -371,6 +371,37 @@ def test_a_code_gone_from_the_newest_files_is_not_priced_as_current(backends, qu
     assert not any(w.kind is WarningKind.YEAR_NOT_FOUND for w in current.warnings)
 
 
+@pytest.mark.parametrize("question, code, status, said", [
+    ("What does Medicare pay for 0591T in 2026?", "0591T", "C", "Medicare Administrative Contractor prices it"),
+    ("How is anesthesia code 00790 paid in 2025?", "00790", "J", "base units + time units"),
+    ("Does Medicare pay for routine nail trimming 11719 in 2026?", "11719", "R", "restricted coverage: paid only"),
+    ("What does 36591 pay in 2026?", "36591", "T", "no other fee schedule service is billed"),
+])
+def test_statuses_paid_otherwise_or_on_a_condition_say_how(backends, question, code, status, said):
+    prepared = prepare(question, backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == code)
+    assert row.status == status
+    sentence = next(line for line in said_lines(prepared) if code in line and row.label in line)
+    assert said in sentence
+    if status in "CJ":                    # no amount: the file's $0.00 is not a payment
+        assert "$0.00" not in sentence and "no fee schedule amount is stated" in sentence
+
+
+def said_lines(prepared) -> list[str]:
+    return said(prepared).splitlines()
+
+
+def test_a_setting_the_file_marks_na_is_neither_ranked_nor_summed(backends):
+    prepared = prepare("Rank the RPM codes 99453, 99454, 99457 and 99458 by 2026 payment.", backends, today=TODAY)
+    facility = next(line for line in said_lines(prepared) if "facility payment, highest first" in line
+                    and "non-facility" not in line)
+    assert "99454" not in facility.split("(")[0] and "99453 and 99454 left out" in facility
+    summed = prepare("What's the total 2026 payment for one RPM patient's first month: 99453 + 99454 + 99457?",
+                     backends, today=TODAY)
+    totals = [f for f in summed.figures if f.kind is FigureKind.TOTAL]
+    assert totals and all(f.setting != "facility" for f in totals)      # 99453/99454 facility PE NA
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
