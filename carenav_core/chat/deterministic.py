@@ -67,7 +67,7 @@ _GENERIC = frozenset("care management services service payment payments medicare
 
 
 def _money(value: Decimal) -> str:
-    return f"${value}"
+    return f"${value:,}"
 
 
 def _code(row: ValuationRow, described: bool) -> str:
@@ -279,8 +279,31 @@ def _volume(figure: Figure) -> str:
             f"({services:,} × {each}) {figure.label}.")
 
 
+def _ratio(figure: Figure) -> str:
+    """'In CY2026, 27447's work RVU is 14.70 times 99213's (19.11 ÷ 1.30): 14.70 of 99213 equal one 27447 [...]'."""
+    year = re.search(r"CY(\d{4})", figure.label)
+    top, bottom = figure.codes
+    what = _payment_words(figure)
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{top}'s {what} is {figure.value} times {bottom}'s "
+            f"({_amount(figure, figure.inputs[0])} ÷ {_amount(figure, figure.inputs[1])}): {figure.value} of "
+            f"{bottom} equal one {top} {figure.label}.")
+
+
+def _share(figure: Figure) -> str:
+    """'In CY2026, practice expense is 49.3% of 99214's non-facility total RVUs (2.00 of 4.06), and so of its
+    national non-facility payment [...]'."""
+    year = re.search(r"CY(\d{4})", figure.label)
+    setting = figure.setting.removesuffix(" total RVU")
+    # nationally payment = total RVUs x CF, so the share of the RVUs is the share of the payment; a locality's GPCIs
+    # weight the components apart
+    payment = "" if figure.place else f", and so the same share of its national {setting} payment"
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.how} is {figure.value}% of {figure.codes[0]}'s "
+            f"{setting} total RVUs ({figure.inputs[0]} of {figure.inputs[1]}){payment} {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
-         FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume}
+         FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
+         FigureKind.SHARE: _share}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

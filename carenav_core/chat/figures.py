@@ -28,6 +28,8 @@ class FigureKind(StrEnum):
     DRIVER = "driver"              # what moved a change: total RVUs and conversion factor (payment = RVUs x CF)
     SETTING_GAP = "setting gap"    # one row: its non-facility amount minus its facility amount
     VOLUME = "volume"              # one row's amount times the payments a volume bills ("100 patients a month")
+    RATIO = "ratio"                # code A's amount divided by code B's, same vintage ("how many 99213 equal a 27447")
+    SHARE = "share"                # one row: an RVU component's percent of its total RVUs (and so of its payment)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +83,10 @@ class Figure:
                 FigureKind.SETTING_GAP: "difference gap more less than higher lower compared between non-facility "
                                         "facility office setting",
                 FigureKind.VOLUME: "volume billed bills brings brought earn earns revenue total times each patients "
-                                   "month months year a week weeks services payments once calendar"}[self.kind]
+                                   "month months year a week weeks services payments once calendar",
+                FigureKind.RATIO: "ratio times divided equal equals one of many as much more",
+                FigureKind.SHARE: "share percent of total RVUs relative value units payment work practice expense PE "
+                                  "malpractice MP component same"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -495,10 +500,64 @@ def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: Qu
 # PFS status codes under which Medicare makes no payment for the code under the fee schedule (bundled, deleted,
 # excluded, not valid for Medicare, measurement only, non-covered): RVUs times the CF is no payment for them (nor a
 # volume of them). A, R, T are paid; C is priced by the contractor; J (anesthesia) is paid by the anesthesia formula.
+RATIO_PLACES = Decimal("0.01")
+COMPONENTS = {"work": ("work", "work_rvu", "work_rvu"), "pe": ("practice expense", "pe_nonfac_rvu", "pe_fac_rvu"),
+              "mp": ("malpractice", "mp_rvu", "mp_rvu")}
+
+
+def _ratios(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"How many 99213 visits equal one 27447 in work RVUs?": per vintage both asked codes have, the first code's
+    amount divided by the second's, in each measure asked (payment by setting, or the RVU named), to 2 decimals."""
+    top, bottom = plan.ratio
+    index = _by_code_and_vintage([r for r in rows if r.in_focus], plan)
+    figures = []
+    for (code, label), upper in index.items():
+        lower = index.get((bottom, label))
+        if code != top or lower is None:
+            continue
+        for setting, field in measured_fields(plan):
+            a, b = stated(upper, field), stated(lower, field)
+            if a is None or not b:
+                continue
+            figures.append(Figure(kind=FigureKind.RATIO, label=f"[computed: {_name(upper)} ÷ {_name(lower)}, "
+                                  f"{_short(label)}]", codes=(_name(upper), _name(lower)),
+                                  rows=(upper.label, lower.label), setting=setting, inputs=(a, b),
+                                  value=(a / b).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP), percent=None,
+                                  place=upper.locality))
+    return figures
+
+
+def _shares(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What percent of 99214's total RVUs is practice expense?": per row in focus, the component's RVUs as a percent of
+    the total RVUs of each setting asked (the same share of the payment: payment = total RVUs x CF, GPCIs aside)."""
+    name, nonfac, fac = COMPONENTS[plan.share]
+    settings = [("non-facility", nonfac, "total_nonfac"), ("facility", fac, "total_fac")]
+    settings = [s for s in settings if plan.setting is Setting.BOTH or
+                (s[0] == "facility") == (plan.setting is Setting.FACILITY)]
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.hcpcs not in plan.focus_codes:
+            continue
+        for setting, part_field, total_field in settings:
+            part, total = stated(row, part_field), stated(row, total_field)
+            if part is None or not total:
+                continue
+            share = _percent(part, total)
+            figures.append(Figure(kind=FigureKind.SHARE, label=f"[computed: {_name(row)} {name} share, "
+                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                                  setting=f"{setting} total RVU", inputs=(part, total), value=share, percent=share,
+                                  how=name, place=row.locality))
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
+    if plan.ratio:              # a division asked is the answer; the codes' differences and sums are not
+        return tuple(_ratios(rows, plan))
+    if plan.share:
+        figures += _shares(rows, plan)
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

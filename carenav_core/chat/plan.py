@@ -136,6 +136,8 @@ class QuestionPlan:
     versus_national: bool = False        # "99214 in Alaska compared to national": a place's amount against the nation's
     switched: tuple[str, str] = ()       # "moving 300 patients from 99490 to G0557": (from, to), alternatives weighed
     dates: tuple[date, date] | None = None   # "on February 1, 2024", "in January 2024": the days of service asked
+    ratio: tuple[str, str] = ()          # "how many 99213 equal one 27447": (numerator, denominator) codes, divided
+    share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -457,6 +459,64 @@ _SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:
                      r"migrat\w+|upgrad\w+|downgrad\w+|bump\w*|upcod\w+|recod\w+)\b[^.?]*?\bfrom\s+"
                      r"(?:CPT\s+|HCPCS\s+)?(?P<a>[A-Z0-9]{5})\b[^.?]*?\bto\s+(?:CPT\s+|HCPCS\s+)?(?P<b>[A-Z0-9]{5})\b|"
                      r"\b(?P<c>[A-Z0-9]{5})\s+instead of\s+(?:CPT\s+|HCPCS\s+)?(?P<d>[A-Z0-9]{5})\b", re.IGNORECASE)
+
+
+_RATIO = re.compile(r"\bratio\b|\bhow many times\b|\btimes (?:as (?:much|high|large|many)|more|higher|greater|"
+                    r"larger)\b|\bmultiple of\b|\bdivided by\b", re.IGNORECASE)
+# "How many 99213 visits equal one 27447?": the code counted, then the one it adds up to
+_HOW_MANY_EQUAL = re.compile(r"\bhow many\b(?P<counted>.*?)\b(?:equal|equals|make up|makes up|add up to|adds up to|"
+                             r"are worth|is worth|does it take|would it take|to (?:equal|match|reach))\b"
+                             r"(?P<unit>.*)", re.IGNORECASE | re.DOTALL)
+
+
+def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
+    """Two written codes divided: "How many 99213 visits equal one 27447 in work RVUs?" (27447, 99213: how many of the
+    counted code make one of the other); "the ratio of 99215 to 99213", "How many times more does 99215 pay than
+    99213?" (99215, 99213, in the order written). () otherwise.
+
+    >>> asked_ratio("How many 99213 visits equal one 27447 in work RVUs?", ("99213", "27447"))
+    ('27447', '99213')
+    >>> asked_ratio("What is the ratio of 99215 to 99213 payment in 2026?", ("99215", "99213"))
+    ('99215', '99213')
+    """
+    if len(codes) != 2:
+        return ()
+    upper = text.upper()
+    m = _HOW_MANY_EQUAL.search(text)
+    if m:
+        counted = [c for c in codes if c in m.group("counted").upper()]
+        unit = [c for c in codes if c in m.group("unit").upper()]
+        if len(counted) == 1 and len(unit) == 1 and counted != unit:
+            return unit[0], counted[0]
+    if _RATIO.search(text):
+        first, second = sorted(codes, key=upper.find)
+        return first, second
+    return ()
+
+
+_SHARE_WORDS = re.compile(r"\b(?:percent(?:age)?|share|proportion|fraction|portion|part|%)\b|%", re.IGNORECASE)
+_COMPONENTS = (("pe", re.compile(r"\bpractice[\s-]expenses?\b|\bPE\b", re.IGNORECASE)),
+               ("mp", re.compile(r"\bmalpractice\b|\bprofessional liability\b|\bMP\b|\bPLI\b", re.IGNORECASE)),
+               ("work", re.compile(r"\bwork\b|\bphysician work\b", re.IGNORECASE)))
+
+
+def asked_share(text: str) -> str:
+    """The RVU component whose share of the total a question asks for: "What percent of 99214's 2026 total RVUs is
+    practice expense?" -> "pe"; "How much of 99490's payment comes from work?" -> "work". "" when it asks none.
+
+    >>> asked_share("What percent of 99214's 2026 non-facility total RVUs is practice expense?")
+    'pe'
+    >>> asked_share("What share of 99490's payment is from physician work?")
+    'work'
+    >>> asked_share("What percent did 99214 change?")
+    ''
+    """
+    if not (_SHARE_WORDS.search(text) or re.search(r"\bhow much of\b", text, re.IGNORECASE)):
+        return ""
+    if not re.search(r"\b(?:of|from|is|are|comes?|goes?|makes? up|accounts? for)\b", text, re.IGNORECASE):
+        return ""
+    named = [key for key, pattern in _COMPONENTS if pattern.search(text)]
+    return named[0] if len(named) == 1 else ""
 
 
 def asked_switch(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
@@ -784,6 +844,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     switched = asked_switch(text, named)
     setting_gap = asks_setting_gap(text)
     dates = asked_dates(text)
+    ratio = asked_ratio(text, named)
+    share = asked_share(text) if len(named or family) == 1 and not ratio else ""
     if dates and dates[0].year not in years and since is None:
         years = tuple(sorted({*years, dates[0].year}))       # "2024-02-01": the year of the date is asked
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
@@ -794,4 +856,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
-                        versus_national=versus_national, switched=switched, dates=dates)
+                        versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
+                        share=share)

@@ -114,13 +114,13 @@ def _write_csv(records: list[dict], stream) -> None:
 
 def print_table(rows) -> None:
     print(f"{'label':<27}{'code':<7}{'mod':<4}{'st':<3}{'work':>6}{'PE nf':>7}{'PE f':>6}{'MP':>6}"
-          f"{'tot nf':>8}{'tot f':>7}{'CF':>9}  {'pay nf':>9}{'pay f':>9}  CF used")
+          f"{'tot nf':>8}{'tot f':>7}{'CF':>9}  {'pay nf':>11}{'pay f':>11}  CF used")
     for r in rows:
         def fmt(x, money=False):
             return "" if x is None else (f"${x:,.2f}" if money else str(x))
         print(f"{r.label:<27}{r.hcpcs:<7}{r.mod:<4}{r.status:<3}{fmt(r.work_rvu):>6}{fmt(r.pe_nonfac_rvu):>7}"
               f"{fmt(r.pe_fac_rvu):>6}{fmt(r.mp_rvu):>6}{fmt(r.total_nonfac):>8}{fmt(r.total_fac):>7}"
-              f"{fmt(r.cf):>9}  {fmt(r.payment_nonfac, True):>9}{fmt(r.payment_fac, True):>9}  {r.cf_label}"
+              f"{fmt(r.cf):>9}  {fmt(r.payment_nonfac, True):>11}{fmt(r.payment_fac, True):>11}  {r.cf_label}"
               + (f" (also {', '.join(f'{c.label} {c.value}' for c in r.other_cfs)})" if r.other_cfs else ""))
 
 

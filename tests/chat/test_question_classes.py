@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -400,6 +401,38 @@ def test_a_setting_the_file_marks_na_is_neither_ranked_nor_summed(backends):
                      backends, today=TODAY)
     totals = [f for f in summed.figures if f.kind is FigureKind.TOTAL]
     assert totals and all(f.setting != "facility" for f in totals)      # 99453/99454 facility PE NA
+
+
+@pytest.mark.parametrize("question, top, bottom, field", [
+    ("How many 99213 visits equal one total knee replacement (27447) in work RVUs in 2026?", "27447", "99213",
+     "work_rvu"),
+    ("What is the ratio of 99215 to 99213 payment in 2026?", "99215", "99213", "payment_nonfac"),
+    ("How many times more does 99215 pay than 99212 in 2026?", "99215", "99212", "payment_fac"),
+])
+def test_a_division_asked_is_computed_and_nothing_else(backends, question, top, bottom, field):
+    prepared = prepare(question, backends, today=TODAY)
+    ratios = [f for f in prepared.figures if f.kind is FigureKind.RATIO]
+    assert ratios and all(f.kind is FigureKind.RATIO for f in prepared.figures)      # no sums or differences
+    row = {r.hcpcs: r for r in prepared.rows if r.in_focus and r.cy == 2026}
+    expected = (getattr(row[top], field) / getattr(row[bottom], field)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    setting = "work RVU" if field == "work_rvu" else ("facility" if field == "payment_fac" else "non-facility")
+    figure = next(f for f in ratios if f.setting == setting)
+    assert figure.codes == (top, bottom) and figure.value == expected
+    assert f"is {expected} times {bottom}'s" in said(prepared)
+
+
+@pytest.mark.parametrize("question, code, part, total", [
+    ("What percent of 99214's 2026 non-facility total RVUs is practice expense?", "99214", "pe_nonfac_rvu",
+     "total_nonfac"),
+    ("What share of 99490's payment comes from work in 2026?", "99490", "work_rvu", "total_fac"),
+])
+def test_a_components_share_of_the_total_is_computed(backends, question, code, part, total):
+    prepared = prepare(question, backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == code and r.cy == 2026)
+    expected = (getattr(row, part) / getattr(row, total) * 100).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    shares = {f.setting: f.value for f in prepared.figures if f.kind is FigureKind.SHARE}
+    assert shares[("facility" if total == "total_fac" else "non-facility") + " total RVU"] == expected
+    assert f"is {expected}% of {code}'s" in said(prepared)
 
 
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
