@@ -494,18 +494,29 @@ def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]
     m = MOST_CHANGE.search(question)
     if not m:
         return []
-    down = (m.group("way") or m.group("verb") or "").lower() in _DOWN
+    word = (m.group("way") or m.group("verb") or m.group("verb2") or m.group("way2") or "").lower()
+    down = any(word.startswith(w[:4]) for w in _DOWN) or word in ("fall", "go down", "went down")
     spans = {key: f for key, f in _whole_spans(figures).items() if f.percent is not None and "NPRM" not in f.label}
     said = []
     for setting in dict.fromkeys(key[1] for key in spans):
         mine = [f for key, f in spans.items() if key[1] == setting]
-        if len({f.codes[0] for f in mine}) < 2:
+        codes = list(dict.fromkeys(f.codes[0] for f in mine))
+        if len(codes) < 2:
             continue
         best = (min if down else max)(mine, key=lambda f: f.percent)
-        if sum(f.percent == best.percent for f in mine) > 1 or (best.percent < 0) != down or best.percent == 0:
-            continue            # a tie, or no code moved the way asked
-        said.append(f"Of the codes asked, {best.codes[0]}'s {_payment_words(best)} {'fell' if down else 'rose'} the "
-                    f"most in percent: {_signed(best, best.value, best.percent)} {best.label}.")
+        if sum(f.percent == best.percent for f in mine) > 1:
+            continue            # a tie names no code
+        most = "more" if len(codes) == 2 else "the most"
+        # (the codes are named by their figures' own sentences: a sentence names only the codes its label cites)
+        of = "Of the two codes asked" if len(codes) == 2 else "Of the codes asked"
+        if (best.percent < 0) != down or best.percent == 0:     # no code moved the way asked: say so, and the nearest
+            moved = "fell" if down else "rose"
+            said.append(f"{of}, no {_payment_words(best)} {moved}; {best.codes[0]}'s "
+                        f"{'rose' if down else 'fell'} {'less' if len(codes) == 2 else 'the least'}: "
+                        f"{_signed(best, best.value, best.percent)} {best.label}.")
+            continue
+        said.append(f"{of}, {best.codes[0]}'s {_payment_words(best)} {'fell' if down else 'rose'} "
+                    f"{most} in percent: {_signed(best, best.value, best.percent)} {best.label}.")
     return said
 
 

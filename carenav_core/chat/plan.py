@@ -39,8 +39,11 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
 # "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
 MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:(?:\w+|%)\s*){0,2}?"
                           r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
-                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?most\b",
-                          re.IGNORECASE)
+                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?most\b|"
+                          r"\b(?P<verb2>grew|grow|rose|rise|increased?|fell|fall|dropped|drop|declined?|changed?|"
+                          r"gained?|went up|go up|went down|go down)\s+(?:by\s+)?more\b|"
+                          r"\b(?:bigger|larger|greater|more)\s+(?P<way2>increase|rise|growth|gain|decrease|drop|decline|"
+                          r"cut|change)\b", re.IGNORECASE)
 _TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|changed?|changes|changing|"
                     r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
                     r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)
@@ -54,7 +57,7 @@ _DID = re.compile(r"\b(?:did|has|have|had)\b", re.IGNORECASE)
 _DROVE = re.compile(r"\bwhat (?:drove|caused|explains)\b|\breasons? (?:for|behind)\b", re.IGNORECASE)
 _NOT_A_CHANGE = re.compile(r"\b(?:facility|non-?facility|office|setting|modifier|requir\w*|decid\w*)\b", re.IGNORECASE)
 _MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:increas|decreas|rose|risen|fell|fallen|"
-                              r"drop|jump|declin|chang)\w*", re.IGNORECASE)
+                              r"drop|jump|declin|chang|rais|boost|lower)\w*|\bcut\b", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|relative value|crosswalk\w*|"
@@ -271,7 +274,23 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     since = next((int(m.group(1)) for m in SINCE.finditer(masked)), None)
     years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
     years.update(today.year + RELATIVE[m.group(1).lower()] for m in _RELATIVE.finditer(text))
+    # "the year before last", "two years ago"; "last year and the year before": the year before last year
+    for m in _YEARS_AGO.finditer(text):
+        ago = (m.group(1) or "two").lower()
+        years.add(today.year - (COUNT_WORDS.get(ago) or int(ago)))
+    if years and _YEAR_BEFORE.search(text):
+        years.add(min(years) - 1)
+    # "over the past three years", "the last 2 years": the newest n years, this one included
+    for m in _PAST_YEARS.finditer(text):
+        n = COUNT_WORDS.get(m.group(1).lower()) or int(m.group(1))
+        years.update(range(today.year - n + 1, today.year + 1))
     return tuple(sorted(years)), since
+
+
+_YEARS_AGO = re.compile(r"\b(two|three|four|five|\d)\s+years?\s+ago\b|\byear before last\b()", re.IGNORECASE)
+_YEAR_BEFORE = re.compile(r"\b(?:and|or|vs\.?|versus|compared (?:to|with))\s+the\s+(?:year|one)\s+before\b(?!\s+(?:last|20))",
+                          re.IGNORECASE)
+_PAST_YEARS = re.compile(r"\b(?:last|past|previous|recent)\s+(two|three|four|five|[2-9])\s+years\b", re.IGNORECASE)
 
 
 _GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|comparison|more|less|lower|higher|"

@@ -313,7 +313,7 @@ def test_which_code_changed_the_most_is_named_from_the_computed_changes(backends
     for f in prepared.figures:
         if f.kind is FigureKind.CHANGE:
             spans.setdefault((f.codes[0], f.setting), f)
-    line = next(l for l in said(prepared).splitlines() if "the most in percent" in l)
+    line = next(l for l in said(prepared).splitlines() if "the most in percent" in l or "more in percent" in l)
     setting = "facility" if "national facility" in line else "non-facility"
     mine = [f for (code, s), f in spans.items() if s == setting]
     best = (min if down else max)(mine, key=lambda f: f.percent)
@@ -433,6 +433,33 @@ def test_a_components_share_of_the_total_is_computed(backends, question, code, p
     shares = {f.setting: f.value for f in prepared.figures if f.kind is FigureKind.SHARE}
     assert shares[("facility" if total == "total_fac" else "non-facility") + " total RVU"] == expected
     assert f"is {expected}% of {code}'s" in said(prepared)
+
+
+@pytest.mark.parametrize("question, years", [
+    ("What did 99497 pay last year and the year before?", (2024, 2025)),
+    ("What did 99214 pay the year before last?", (2024,)),
+    ("How has 99214 changed over the past three years?", (2024, 2025, 2026)),
+    ("How much did the 2021 E/M revaluation raise the work RVU of 99215?", (2020, 2021)),
+])
+def test_relative_and_implied_years_are_all_read(question, years):
+    assert plan(question).years == years
+
+
+@pytest.mark.parametrize("question, winner, word", [
+    ("Between 2023 and 2026, which grew more in percent: 99490 or 99214?", "99214", "rose more"),
+    ("Did 99213 or 99214 increase more from 2025 to 2026?", "99214", "rose more"),
+    ("Which E/M office visit code had the largest increase from 2025 to 2026?", "G2211", "rose the most"),
+])
+def test_which_grew_more_is_answered_with_a_verdict(backends, question, winner, word):
+    prepared = prepare(question, backends, today=TODAY)
+    spans = {}                  # each code's whole span: the first change computed for it (the steps follow)
+    for f in prepared.figures:
+        if f.kind is FigureKind.CHANGE and f.setting == "non-facility":
+            spans.setdefault(f.codes[0], f)
+    best = max(spans.values(), key=lambda f: f.percent)
+    assert best.codes[0] == winner
+    verdict = next(line for line in said(prepared).splitlines() if word in line)
+    assert f"{winner}'s national non-facility payment {word} in percent" in verdict and best.label in verdict
 
 
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
