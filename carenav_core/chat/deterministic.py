@@ -101,14 +101,15 @@ def _na_note(row: ValuationRow, where: str) -> str:
 
 
 def _payment_clause(row: ValuationRow, setting: Setting = Setting.BOTH,
-                    dates: tuple[date, date] | None = None) -> str:
+                    dates: tuple[date, date] | None = None, qp: bool = False) -> str:
     if row.cf is None or (row.payment_nonfac is None and row.payment_fac is None):
         return f"no national payment amount is given (status {row.status}: {row.status_meaning})"
     # a year with two CFs by date ("CY2024 Jan 1-Mar 8"): which one, and the amounts at the other (the QP CF of 2026 is
-    # answered by the conversion-factor table, not on every row); the days of service asked lead with theirs
-    periods = [paid_at for paid_at in row.other_payments() if "QP" not in paid_at[0].label]
+    # answered by the conversion-factor table, not on every row, unless the question asks for a QP's amount); the days
+    # of service asked, or a qualifying APM participant asked, lead with theirs
+    periods = [paid_at for paid_at in row.other_payments() if qp or not _is_qp(paid_at[0].label)]
     cf, cf_label, nonfac, fac = row.cf, row.cf_label, row.payment_nonfac, row.payment_fac
-    asked = next((p for p in periods if dates and p[0].covers(*dates)), None)
+    asked = next((p for p in periods if (dates and p[0].covers(*dates)) or (qp and _is_qp(p[0].label))), None)
     if asked:
         periods = [p for p in periods if p is not asked] + [
             (ConversionFactor(value=row.cf, label=row.cf_label, reference=""), row.payment_nonfac, row.payment_fac)]
@@ -152,9 +153,14 @@ def _parts_clause(row: ValuationRow, parts: frozenset[str], setting: Setting) ->
 
 
 
+def _is_qp(label: str) -> bool:
+    """'CY2026 QP' (the qualifying APM participants' CF), not 'CY2026 non-QP'."""
+    return label.endswith(" QP")
+
+
 def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting = Setting.BOTH,
                  status: bool = False, parts: frozenset[str] = frozenset(),
-                 dates: tuple[date, date] | None = None) -> str:
+                 dates: tuple[date, date] | None = None, qp: bool = False) -> str:
     """One plain sentence per row, ending with the row's label; with `status`, the row's PFS status first;
     with `parts` ("pe", "mp", "global"), those parts of the row too. A code with a status Medicare does not pay under
     the PFS (UNPAID_STATUS: 'Does Medicare pay for 98008?', status I) says so first and states no payment amount."""
@@ -169,7 +175,7 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
     meaning = CONDITIONAL.get(row.status, row.status_meaning)
     said = f"PFS status {row.status} ({meaning}), " if (status or row.status in CONDITIONAL) and row.status else ""
     return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
-            f"{_rvu_clause(row)}; {_payment_clause(row, setting, dates)} {row.label}.")
+            f"{_rvu_clause(row)}; {_payment_clause(row, setting, dates, qp)} {row.label}.")
 
 
 # Statuses paid, but not at a national fee schedule amount (the row's RVUs are 0): how they are paid instead
@@ -937,10 +943,11 @@ class DeterministicWriter:
         else:
             status, parts = "status" in plan.parts, frozenset(plan.parts)
             for row in _focus_rows(rows, plan):
-                sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts, dates=plan.dates)
+                sentence = row_sentence(row, setting=plan.setting, status=status, parts=parts, dates=plan.dates,
+                                        qp=plan.qp)
                 yield "- " + (sentence if passes_guard(sentence, evidence) else
                               row_sentence(row, described=False, setting=plan.setting, status=status, parts=parts,
-                                           dates=plan.dates))
+                                           dates=plan.dates, qp=plan.qp))
         if prepared.unpriced:
             yield "- " + unpriced_sentence(prepared.unpriced)
         if not prepared.sources and not rows:

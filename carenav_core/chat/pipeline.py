@@ -115,6 +115,41 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
                  for r, (is_named, focus) in zip(rows, flags))
 
 
+# What a modifier the PFS file has no rows for does to the amount (CMS Claims Processing Manual, ch. 12): said with
+# the code's own amounts when a question writes it ("99214-25")
+MODIFIER_MEANINGS = {
+    "25": "it marks a significant, separately identifiable E/M service on the day of another service and does not "
+          "change the E/M amount",
+    **dict.fromkeys(("95", "93", "GT", "FQ", "FR"), "it marks a service furnished by telehealth; which of the code's "
+                    "amounts applies follows the place of service reported, not the modifier"),
+    **dict.fromkeys(("59", "XE", "XS", "XP", "XU"), "it marks a distinct procedural service (so claim edits do not "
+                    "bundle it) and does not change the amount"),
+    "50": "bilateral: the code's bilateral surgery indicator decides what is paid (ask for the indicator)",
+    "51": "multiple procedures: the code's multiple-procedure indicator decides the reduction",
+    **dict.fromkeys(("80", "81", "82", "AS"), "assistant at surgery: the code's assistant-at-surgery indicator decides "
+                    "whether, and how much, is paid"),
+    "GC": "it marks a teaching physician's service with a resident and does not change the amount",
+    **dict.fromkeys(("Q5", "Q6"), "it marks a substitute physician's service and does not change the amount"),
+}
+
+
+# The payment policy indicator (data/indicators.toml) that decides what a modifier does
+_INDICATOR_OF = {"50": "bilat_surg", "51": "mult_proc", **dict.fromkeys(("80", "81", "82", "AS"), "asst_surg")}
+
+
+def other_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """A modifier written that the file prices no rows for ("99214-25", "modifier 95") is said, with what it does."""
+    if not plan.other_modifiers or not rows:
+        return ()
+    codes = listed([c for c in plan.focus_codes if any(r.hcpcs == c for r in rows)] or list(plan.focus_codes))
+    notes = [f"Modifier {mod} has no rows of its own in the fee schedule file, so the amounts shown are {codes}'s "
+             f"own; {MODIFIER_MEANINGS.get(mod, 'any adjustment it carries is applied on the claim, not in the file')}"
+             for mod in plan.other_modifiers if _INDICATOR_OF.get(mod) not in plan.indicators]
+    if not notes:           # the indicator the modifier turns on is asked, and the answer states it
+        return ()
+    return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=". ".join(notes) + "."),)
+
+
 def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
     """An asked code with no row of the asked modifier ("93000-26": the file prices 93000 only whole) says so."""
     if not plan.modifier:
@@ -404,7 +439,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
     plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
-    warnings += missing_years_note(rows, plan, _newest_final(backends)) + missing_modifier_note(rows, plan)
+    warnings += missing_years_note(rows, plan, _newest_final(backends)) + missing_modifier_note(rows, plan) + \
+        other_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted

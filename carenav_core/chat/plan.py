@@ -141,6 +141,8 @@ class QuestionPlan:
     dates: tuple[date, date] | None = None   # "on February 1, 2024", "in January 2024": the days of service asked
     ratio: tuple[str, str] = ()          # "how many 99213 equal one 27447": (numerator, denominator) codes, divided
     share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
+    qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
+    other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -651,6 +653,37 @@ def asked_modifier(text: str) -> str:
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
 
+_QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
+                 r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
+# Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
+# ones are the CPT/HCPCS modifiers (so "99202-05", a range written short, is not read as one)
+_CODE_MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z]-([0-9A-Z]{2})\b|\b(?i:modifiers?)\s*-?\s*([0-9A-Z]{2})\b|"
+                            r"\b([0-9A-Z]{2})\s+(?i:modifier)\b")      # letters in capitals: "modifier is" is no modifier
+_NOT_MODIFIERS = frozenset({"IS", "OF", "ON", "TO", "IN", "IT", "OR", "AN", "AT", "BY", "IF", "NO", "SO", "UP", "DO",
+                            "BE", "ME", "MY", "US", "WE"})
+NUMERIC_MODIFIERS = frozenset({"22", "24", "25", "27", "32", "33", "47", "50", "51", "52", "54", "55", "56", "57",
+                               "58", "59", "62", "63", "66", "76", "77", "78", "79", "80", "81", "82", "90", "91",
+                               "92", "93", "95", "96", "97", "99"})
+
+
+def other_modifiers(text: str) -> tuple[str, ...]:
+    """Modifiers a question writes that are not the pricing modifiers the file has rows for (26, TC, 53).
+
+    >>> other_modifiers("What does 99214-25 pay?"), other_modifiers("99213 with modifier 95"), other_modifiers("99202-05")
+    (('25',), ('95',), ())
+    >>> other_modifiers("Which modifier is used for 99214?"), other_modifiers("G0556 with the GT modifier")
+    ((), ('GT',))
+    """
+    found = []
+    for m in _CODE_MODIFIER.finditer(text):
+        mod = next(g for g in m.groups() if g).upper()
+        if mod in ("26", "TC", "53") or (mod.isdigit() and mod not in NUMERIC_MODIFIERS) or mod in _NOT_MODIFIERS or \
+                (not mod.isdigit() and not re.fullmatch(r"[A-Z][A-Z0-9]", mod)):
+            continue
+        found.append(mod)
+    return tuple(dict.fromkeys(found))
+
+
 def _asks_definition(text: str) -> bool:
     """'What is APCM' yes; 'What is the payment for 99490' no (that is a lookup); 'What are the consent
     requirements for APCM?' no (a rule question)."""
@@ -876,4 +909,4 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
-                        share=share)
+                        share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text))

@@ -462,6 +462,28 @@ def test_which_grew_more_is_answered_with_a_verdict(backends, question, winner, 
     assert f"{winner}'s national non-facility payment {word} in percent" in verdict and best.label in verdict
 
 
+def test_a_qualifying_apm_participant_is_answered_at_the_qp_conversion_factor(backends):
+    prepared = prepare("What does 99214 pay for a qualifying APM participant (QP) in 2026?", backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2026)
+    qp = next(c for c in row.other_cfs if c.label.endswith(" QP"))
+    sentence = next(line for line in said(prepared).splitlines() if row.label in line)
+    assert f"at the CY2026 QP conversion factor of ${qp.value} the national non-facility payment is " \
+           f"${payment(row.total_nonfac, qp.value)}" in sentence
+    assert f"${row.payment_nonfac} non-facility" in sentence         # the non-QP amount, after it
+
+
+@pytest.mark.parametrize("question, mod, meaning", [
+    ("What does 99214-25 pay in 2026?", "25", "separately identifiable"),
+    ("What does 99213 with modifier 95 pay for telehealth in 2026?", "95", "telehealth"),
+    ("What does 20610-59 pay?", "59", "distinct procedural service"),
+])
+def test_a_modifier_the_file_has_no_rows_for_is_said_not_dropped(backends, question, mod, meaning):
+    prepared = prepare(question, backends, today=TODAY)
+    notes = [w.message for w in prepared.warnings if w.kind is WarningKind.MODIFIER_NOT_FOUND]
+    assert any(f"Modifier {mod} has no rows of its own" in n and meaning in n for n in notes), notes
+    assert not plan("Which modifier is used with 99214?").other_modifiers
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
