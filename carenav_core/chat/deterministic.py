@@ -307,9 +307,25 @@ def _share(figure: Figure) -> str:
             f"{setting} total RVUs ({figure.inputs[0]} of {figure.inputs[1]}){payment} {figure.label}.")
 
 
+def _stated_check(figure: Figure) -> str:
+    """'The $92.03 given is $3.08 more than 99213's national non-facility payment in CY2025 ($92.03 vs $88.95, 3.5%
+    more) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    given, amount = figure.inputs
+    when = f" in CY{year.group(1)}" if year else ""
+    if figure.value == 0:
+        return (f"The ${given:,} given matches {figure.codes[0]}'s {_payment_words(figure)}{when} exactly "
+                f"{figure.label}.")
+    more = "more" if figure.value > 0 else "less"
+    share = f", {abs(figure.percent)}% {more}" if figure.percent is not None else ""
+    national = "" if figure.place else " (a locality's GPCIs, the setting or a payment adjustment move what is paid)"
+    return (f"The ${given:,} given is {_money(abs(figure.value))} {more} than {figure.codes[0]}'s "
+            f"{_payment_words(figure)}{when} (${given:,} vs {_money(amount)}{share}){national} {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
-         FigureKind.SHARE: _share}
+         FigureKind.SHARE: _share, FigureKind.STATED: _stated_check}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -30,6 +30,7 @@ class FigureKind(StrEnum):
     VOLUME = "volume"              # one row's amount times the payments a volume bills ("100 patients a month")
     RATIO = "ratio"                # code A's amount divided by code B's, same vintage ("how many 99213 equal a 27447")
     SHARE = "share"                # one row: an RVU component's percent of its total RVUs (and so of its payment)
+    STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,7 +87,9 @@ class Figure:
                                    "month months year a week weeks services payments once calendar",
                 FigureKind.RATIO: "ratio times divided equal equals one of many as much more",
                 FigureKind.SHARE: "share percent of total RVUs relative value units payment work practice expense PE "
-                                  "malpractice MP component same"}[self.kind]
+                                  "malpractice MP component same",
+                FigureKind.STATED: "given amount more less than higher lower match matches same difference paid "
+                                   "locality GPCIs setting"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -550,6 +553,27 @@ def _shares(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
+def _stated(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"My MAC paid $92.03 for 99213 in 2025 - does that match?": the amount given minus the asked code's newest row in
+    focus, per setting asked (percent of the row's amount)."""
+    focus = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and not r.proposed and
+             r.hcpcs in plan.focus_codes]
+    if not focus or plan.stated is None:
+        return []
+    row = max(focus, key=lambda r: r.cy)
+    figures = []
+    for setting, field in measured_fields(replace(plan, measure="payment")):
+        amount = stated(row, field)
+        if amount is None:
+            continue
+        value = _cents(plan.stated - amount)
+        figures.append(Figure(kind=FigureKind.STATED, label=f"[computed: ${plan.stated} given − {_name(row)}, "
+                              f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                              inputs=(plan.stated, amount), value=value, percent=_percent(value, amount),
+                              place=row.locality))
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
@@ -558,6 +582,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         return tuple(_ratios(rows, plan))
     if plan.share:
         figures += _shares(rows, plan)
+    if plan.stated is not None:
+        figures += _stated(rows, plan)
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

@@ -31,8 +31,8 @@ from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesi
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures
 from carenav_core.chat.indicators import indicator_facts
-from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, Intent, QuestionPlan, listed, narrowed_by_descriptor,
-                                    plan_question)
+from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, listed,
+                                    narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.budget import Budget
@@ -480,12 +480,21 @@ def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -
     excerpts all come from other rules says so, so an excerpt of the CY 2024 rule (or the final rule's account of
     a proposal) is not read as the asked rule's own text (the corpus may not hold that rule)."""
     rules = [s for s in sources if s.kind not in NOT_RULE_TEXT]
-    if not plan.years or not rules or not ASKS_RULE.search(text):
+    why = bool(WHY.search(text)) and not ASKS_RULE.search(text) and bool(plan.focus_codes)
+    if not plan.years or not (ASKS_RULE.search(text) or why):
         return ()
-    kind = next((kind for pattern, kind in _RULE_KINDS if pattern.search(text)), "")
-    if any(f"CY {year}" in s.title and (not kind or s.kind == kind) for s in rules for year in plan.years):
+    # "Why did 99214's facility PE drop in 2026?": CMS gives its reasons for a year's values in that year's rule
+    years = (max(plan.years),) if why else plan.years
+    kind = "" if why else next((kind for pattern, kind in _RULE_KINDS if pattern.search(text)), "")
+    if any(f"CY {year}" in s.title and (not kind or s.kind == kind) for s in rules for year in years):
         return ()
-    asked = " or ".join(f"CY {year}" for year in plan.years) + (f" {kind}" if kind else " rule")
+    asked = " or ".join(f"CY {year}" for year in years) + (f" {kind}" if kind else " rule")
+    if why:
+        return (WarningEvent(kind=WarningKind.OTHER_RULES, message=f"None of the retrieved rule text is from the "
+                             f"{asked}, where CMS gives its reasons for that year's values: the figures show what "
+                             "changed, not why CMS changed it."),)
+    if not rules:
+        return ()
     return (WarningEvent(kind=WarningKind.OTHER_RULES, message=f"None of the retrieved rule text is from the "
                          f"{asked}: the excerpts below come from other rules."),)
 

@@ -11,6 +11,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
 from typing import Sequence
@@ -48,7 +49,7 @@ _TREND = re.compile(r"\b(?:since|over time|trend|trends|history|historical|chang
                     r"over the (?:last|past)|each year|by year|year over year|year-over-year|grown|grew|"
                     r"increased?|decreased?|went (?:up|down)|evolv\w*)\b", re.IGNORECASE)
 # "Why did payment for 99490 go up in 2026?", "What drove the drop in G0556?": the change and what moved it
-_WHY = re.compile(r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|explains)\b|\breasons? (?:for|behind|why)\b|"
+WHY = re.compile(r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|explains)\b|\breasons? (?:for|behind|why)\b|"
                   r"\bdriv(?:er|ers|en) (?:of|by)\b", re.IGNORECASE)
 _MOVED = re.compile(r"\b(?:go|goes|went|gone|going) (?:up|down)\b|\b(?:increas|decreas|rise|rises|rising|rose|risen|"
                     r"fall|falls|fell|fallen|drop|jump|declin|cut|chang|lower|higher|reduc)\w*|\bpa(?:y|ys|id) (?:less|more)\b",
@@ -142,6 +143,7 @@ class QuestionPlan:
     ratio: tuple[str, str] = ()          # "how many 99213 equal one 27447": (numerator, denominator) codes, divided
     share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
     qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
+    stated: Decimal | None = None        # "my MAC paid $92.03 for 99213 — does that match?": an amount to check
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
 
     @property
@@ -653,6 +655,24 @@ def asked_modifier(text: str) -> str:
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
 
+_STATED = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)")
+_CHECKED = re.compile(r"\b(?:paid|pays|pay|got|get|received|receive|reimbursed|allowed|billed|charged|quoted|"
+                      r"match(?:es)?|correct|right|accurate|consistent|expected)\b", re.IGNORECASE)
+
+
+def asked_stated(text: str, codes: tuple[str, ...]) -> Decimal | None:
+    """One dollar amount a question gives to be checked against one code's amount ("My MAC paid $92.03 for 99213 in
+    2025 - does that match?"); None for no amount, several, or no code.
+
+    >>> asked_stated("My MAC paid $92.03 for 99213 in 2025 - does that match the fee schedule?", ("99213",))
+    Decimal('92.03')
+    """
+    amounts = _STATED.findall(text)
+    if len(codes) != 1 or len(amounts) != 1 or not _CHECKED.search(text):
+        return None
+    return Decimal(amounts[0].replace(",", ""))
+
+
 _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
@@ -876,7 +896,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,
     # "Why was 99490 changed to require 20 minutes?" a rule: none is a change of payment over time. "Why did 99213
     # pay less in 2023 than in 2022?" is one: one code is asked (its family's other members are not).
-    reasons = bool(_WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
+    reasons = bool(WHY.search(text) and _MOVED.search(text)) and bool(detection.codes) and \
         not (_COMPARE.search(text) and focus > 1 and not _MOVED_OVER_TIME.search(text)) and \
         bool(years or since is not None or _DID.search(text) or _DROVE.search(text)) and \
         not _NOT_A_CHANGE.search(text) and \
@@ -909,4 +929,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
-                        share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text))
+                        share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
+                        stated=None if volume else asked_stated(text, named or family))

@@ -484,6 +484,28 @@ def test_a_modifier_the_file_has_no_rows_for_is_said_not_dropped(backends, quest
     assert not plan("Which modifier is used with 99214?").other_modifiers
 
 
+@pytest.mark.parametrize("question, given, place", [
+    ("My MAC paid $92.03 for 99213 in the office in 2025 - does that match the national fee schedule amount?",
+     "92.03", ""),
+    ("We were paid $153.12 for 99214 in Seattle in 2026, is that right?", "153.12", "WA 02"),
+])
+def test_an_amount_the_question_gives_is_checked_against_the_row(backends, question, given, place):
+    prepared = prepare(question, backends, today=TODAY)
+    checks = [f for f in prepared.figures if f.kind is FigureKind.STATED]
+    row = next(r for r in prepared.rows if r.in_focus and r.label in checks[0].rows)
+    assert (place in row.label) if place else not row.locality
+    first = checks[0]
+    assert first.inputs == (Decimal(given), row.payment_nonfac) and first.value == Decimal(given) - row.payment_nonfac
+    assert f"The ${given} given" in said(prepared)
+
+
+def test_why_a_value_changed_says_when_the_years_rule_text_is_not_indexed(backends):
+    prepared = prepare("What's the facility PE RVU for 99214 in 2026 vs 2025, and why did it drop so much?", backends,
+                       today=TODAY)
+    notes = [w.message for w in prepared.warnings if w.kind is WarningKind.OTHER_RULES]
+    assert any("CY 2026 rule" in n and "not why" in n for n in notes), notes
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
