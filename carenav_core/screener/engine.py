@@ -68,7 +68,13 @@ def screen_program(program: Program, profile: Profile, context: Context) -> Prog
     other = program.serves == "care_receiver" and profile.cares_for_another()
     subject = profile.care_receiver() if other else profile
     outcomes = tuple(r.evaluate(subject, context) for r in program.rules)
-    return ProgramResult(program=program, classification=classify(outcomes), outcomes=outcomes, for_care_receiver=other)
+    result = ProgramResult(program=program, classification=classify(outcomes), outcomes=outcomes, for_care_receiver=other)
+    if program.serves == "either" and result.classification is Classification.EXCLUDED and profile.cares_for_another():
+        theirs = tuple(r.evaluate(profile.care_receiver(), context) for r in program.rules)
+        if classify(theirs) is not Classification.EXCLUDED:
+            return ProgramResult(program=program, classification=classify(theirs), outcomes=theirs,
+                                 for_care_receiver=True)
+    return result
 
 
 def screen(profile: Profile, *, on: date, thresholds: ThresholdTable | None = None,

@@ -18,6 +18,7 @@ MAGI = {"age": 40, "medicare_parts": "none", "disability": "no"}
 AH, INC, RES = "apple_health", "income_within_cn_or_magi_limit", "resources_within_limit"
 NFLOC = "assessed_nursing_facility_level_of_care"
 
+UNDER_65 = {"age": 60, "disability": "yes"}
 CASES = [
     (AH, "in_coverage_category", {"age": 50, "disability": "yes"}, ON, P, ()),
     (AH, "in_coverage_category", {"age": None}, ON, U, ("age",)),
@@ -75,13 +76,23 @@ CASES = [
     ("pace", "lives_in_pace_service_area", {"county": "Lewis"}, ON, F, ()),
     ("pace", "lives_in_pace_service_area", {"county": "King"}, ON, U, ()),
     ("msp", "medicare_part_a_or_extra_help", {}, ON, P, ()),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": "yes"}, date(2026, 1, 19), P, ()),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": "yes"}, date(2026, 1, 18), F, ()),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": "no"}, ON, F, ()),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": "yes"},
+     date(2026, 1, 19), P, ()),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": "yes"},
+     date(2026, 1, 18), F, ()),
+    # not enrolled in Extra Help yet: enrolling (open to a Part B enrollee) qualifies them from 2026-01-19
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": "no"}, ON, U, ()),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": "no"},
+     date(2025, 6, 1), F, ()),
     ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": None, "extra_help": "no"}, ON, U, ("medicare_parts",)),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": None}, ON, U, ("extra_help",)),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": None}, date(2025, 6, 1), F, ()),
-    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": "none", "extra_help": None}, ON, F, ()),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": None}, ON, U,
+     ("extra_help",)),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": ["B"], "extra_help": None},
+     date(2025, 6, 1), F, ()),
+    ("msp", "medicare_part_a_or_extra_help", {**UNDER_65, "medicare_parts": "none", "extra_help": None}, ON, F, ()),
+    # 65 or older without Part A: premium Part A can be taken up conditionally on QMB (SSA POMS HI 00801.140)
+    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": ["B"], "extra_help": "no"}, date(2025, 6, 1), U, ()),
+    ("msp", "medicare_part_a_or_extra_help", {"medicare_parts": "none", "extra_help": None}, ON, U, ()),
     ("msp", "income_within_qi1_limit", {"monthly_income": None}, ON, U, ("monthly_income",)),
     ("msp", "income_within_qi1_limit", {"monthly_income": "1801-1820"}, date(2026, 3, 31), P, ()),
     ("msp", "income_within_qi1_limit", {"monthly_income": "1821-1836"}, date(2026, 3, 31), F, ()),

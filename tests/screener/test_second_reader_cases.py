@@ -125,7 +125,9 @@ BASE = {"age": 70, "household_size": 1, "marital_status": "single", "monthly_inc
                                          "monthly_income": "1500-1732", "assets": "3001-4500"}, X),
     # an empty list is no answer, not 'none'
     ("msp", date(2026, 12, 2), {"medicare_parts": []}, P),
-    ("msp", date(2026, 12, 2), {"medicare_parts": "none"}, X),
+    ("msp", date(2026, 12, 2), {"medicare_parts": "none", "age": 60}, X),
+    # at 65 or older, no Medicare yet: premium Part A can be taken up conditionally on QMB (session 13)
+    ("msp", date(2026, 12, 2), {"medicare_parts": "none"}, P),
 ])
 def test_session_11_cases(program, on, answers, expected):
     assert result(program, on, **{**BASE, **answers}) is expected

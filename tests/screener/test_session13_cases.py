@@ -71,3 +71,35 @@ def test_bad_answers_are_named_in_plain_words(bad, said):
         parse_answers({"age": 70, **bad})
     message = str(caught.value)
     assert said in message and "pydantic" not in message and "literal[" not in message
+
+
+def test_a_spouse_of_age_can_claim_the_property_tax_exemption_for_the_home_they_share():
+    caregiver = {**OLDER, "age": 58, "marital_status": "married", "household_size": 2, "living_situation": "own_home",
+                 "caring_for_someone": "yes", "care_relationship": "spouse", "care_recipient_age": 66,
+                 "monthly_income": "4500-5499", "has_unpaid_caregiver": "no", "veteran_status": "no"}
+    assert results(**caregiver)["property_tax"].classification is L
+    young = results(**{**caregiver, "care_recipient_age": 59})["property_tax"]
+    assert young.classification is X                  # neither spouse is of age (no disability, not a veteran)
+    apart = results(**{**caregiver, "household_size": 1})["property_tax"]
+    assert apart.classification is X                  # a spouse living elsewhere does not share this home
+
+
+def test_va_pension_is_judged_for_the_person_cared_for_when_the_caregiver_is_not_a_veteran():
+    wife = {**OLDER, "age": 74, "veteran_status": "no", "marital_status": "married", "household_size": 2,
+            "living_situation": "own_home", "caring_for_someone": "yes", "care_relationship": "spouse",
+            "care_recipient_age": 78, "has_unpaid_caregiver": "no"}
+    va = results(**wife)["va_pension"]
+    assert va.classification is P and va.for_care_receiver and "veteran_status" in va.unknown_fields
+    alone = results(**{**wife, "caring_for_someone": "no"})["va_pension"]
+    assert alone.classification is X and not alone.for_care_receiver
+
+
+@pytest.mark.parametrize("answers, on, expected", [
+    ({"medicare_parts": ["B"], "extra_help": "no", "age": 60, "disability": "yes"}, ON, P),   # Extra Help route
+    ({"medicare_parts": ["B"], "extra_help": "no", "age": 60, "disability": "yes"}, date(2026, 1, 18), X),
+    ({"medicare_parts": ["B"], "extra_help": "no"}, date(2026, 1, 18), P),       # 70: conditional Part A
+    ({"medicare_parts": "none", "apple_health": "categorically_needy", "age": 67}, ON, P),
+    ({"medicare_parts": "none", "age": 60, "disability": "yes"}, ON, X),
+])
+def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
+    assert results(on, **{**OLDER, **answers})["msp"].classification is expected

@@ -92,7 +92,9 @@ class Program:
     rules: tuple[Rule, ...]
     always_needed: tuple[str, ...]
     official_url: str
-    serves: Literal["person", "care_receiver"] = "person"   # whose facts the rules read (Profile.care_receiver)
+    # whose facts the rules read (Profile.care_receiver); "either": the person's, and when those exclude a caregiver,
+    # the person they care for (a veteran's pension is the veteran's: a caregiver may care for one)
+    serves: Literal["person", "care_receiver", "either"] = "person"
 
 
 def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:

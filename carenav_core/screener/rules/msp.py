@@ -7,6 +7,7 @@ from carenav_core.screener.rules.base import (Context, Program, Status, Verdict,
                                               income_scope_exact, rule, under_smallest, unknown, verdict)
 
 KEY = "msp"
+MEDICARE_AGE = 65
 HCA_MSP = ("HCA: Medicare Savings Program (WAC 182-517-0100)",
            "https://www.hca.wa.gov/free-or-low-cost-health-care/i-help-others-apply-and-access-apple-health/medicare-savings-program-msp")
 WSR_26_01_043 = ("WSR 26-01-043 (WAC 182-517-0100 amended 2026-01-19)",
@@ -30,12 +31,27 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
                        "Medicare, and no Medicare", thresholds=(route,), needs=("which parts of Medicare they have",))
     if route.amount and not is_unknown(profile.extra_help) and profile.extra_help:
         return verdict(True, f"enrolled in Extra Help, which qualifies from {route.effective:%B %-d, %Y}", route)
+    aged = not is_unknown(profile.age) and profile.age >= MEDICARE_AGE
+    if not is_unknown(profile.medicare_parts) and "A" not in profile.medicare_parts and aged:
+        # 65 or older without premium-free Part A: SSA enrolls them in premium Part A on the condition that the State
+        # approves QMB, which then pays that premium (POMS HI 00801.140)
+        return Verdict(status=Status.UNKNOWN, reason="no Medicare Part A yet; at 65 or older premium Part A can be "
+                       "taken up conditionally on QMB approval (SSA POMS HI 00801.140), and QMB then pays its premium",
+                       thresholds=(route,), needs=("whether they apply for Part A through Social Security's "
+                                                   "conditional enrollment for QMB",))
     if not is_unknown(profile.medicare_parts) and not profile.medicare_parts:
-        # Extra Help itself requires Medicare, so no Medicare at all settles both routes.
+        # Extra Help itself requires Medicare, so no Medicare at all settles both routes (under 65).
         return verdict(False, "no Medicare (Extra Help also requires Medicare)", route)
     fields = ("medicare_parts", "extra_help") if route.amount else ("medicare_parts",)
     missing = unknown(profile, *fields)
-    return missing or verdict(False, "no Medicare Part A" + (" and no Extra Help" if route.amount else ""), route)
+    if missing:
+        return missing
+    if route.amount and profile.extra_help is False:
+        # with Part B, Extra Help is open to them; once enrolled in it, it qualifies them here (WAC 182-517-0100)
+        return Verdict(status=Status.UNKNOWN, reason=f"no Medicare Part A and not enrolled in Extra Help, whose "
+                       f"enrollment qualifies from {route.effective:%B %-d, %Y}", thresholds=(route,),
+                       needs=("whether they enroll in Extra Help (which then qualifies them here)",))
+    return verdict(False, "no Medicare Part A" + (" and no Extra Help" if route.amount else ""), route)
 
 
 @rule(program=KEY, label="Countable income at or below the QI-1 limit after the general income disregard",

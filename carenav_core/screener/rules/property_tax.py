@@ -35,6 +35,11 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
         return missing
     minimum = context.thresholds.amount("property_tax_min_age", context.on)
     result = at_least(profile.age, minimum, "age")
+    if result.status is Status.FAIL and _spouse_is_of_age(profile, minimum.amount):
+        # the spouse they care for, living with them, can be the claimant for the home they share (RCW 84.36.381:
+        # the claimant's residence, owned by the claimant or the spouse; the couple's income counts either way)
+        return verdict(True, f"{result.reason}; the spouse they care for is {profile.care_recipient_age} and can be "
+                       "the claimant for the home they share", minimum)
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
     if result.status is Status.FAIL and is_unknown(profile.veteran_status):
@@ -56,6 +61,12 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
                        thresholds=(minimum,), needs=(f"whether they turn {minimum.shown()} by December 31, {context.on.year}",))
     return result
+
+
+def _spouse_is_of_age(profile: Profile, minimum: float) -> bool:
+    """The person screened cares for a spouse who lives with them (a couple) and is at least `minimum` years old."""
+    return profile.care_relationship == "spouse" and profile.couple is True and \
+        not is_unknown(profile.care_recipient_age) and profile.care_recipient_age >= minimum
 
 
 @rule(program=KEY, label="Owns and lives in the home as principal residence", document="property_tax#living-situation",

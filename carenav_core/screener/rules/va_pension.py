@@ -129,4 +129,5 @@ PROGRAM = Program(
                    "length of service (90 days before 1980-09-08, otherwise 24 months, with a wartime day)",
                    "unreimbursed medical and care expenses (they lower countable income against the MAPR)",
                    "asset transfers in the last 36 months"),
-    official_url="https://www.va.gov/pension/aid-attendance-housebound/")
+    official_url="https://www.va.gov/pension/aid-attendance-housebound/",
+    serves="either")
