@@ -117,6 +117,27 @@ def volume_numbers(question: str, rows: Sequence[ValuationRow]) -> set[Decimal]:
     return found
 
 
+def stated_numbers(question: str, rows: Sequence[ValuationRow]) -> set[Decimal]:
+    """An amount the question gives to be checked ("Does Q4150 really pay $1,234.50?"), this harness's own reading:
+    the amount, and its difference from each row payment with that difference's percent of the payment.
+
+    >>> from types import SimpleNamespace as R
+    >>> sorted(stated_numbers("Did 99213 pay $92.03?", [R(payment_nonfac=Decimal("88.95"), payment_fac=None)]))
+    [Decimal('3.08'), Decimal('3.5'), Decimal('92.03')]
+    """
+    given = {Decimal(n.replace(",", "")) for n in re.findall(r"\$\s?(\d[\d,]*(?:\.\d{1,2})?)", question)}
+    found = set(given)
+    for setting in ("payment_nonfac", "payment_fac"):
+        for amount in (getattr(r, setting) for r in rows):
+            if amount is None:
+                continue
+            for g in given:
+                found.add(abs(g - amount))
+                if amount:
+                    found.add(abs((g - amount) / amount * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    return found
+
+
 def derived_numbers(rows: Sequence[ValuationRow]) -> set[Decimal]:
     """What may be computed from two rows' payments in the same setting: the difference, the sum and the
     percent difference (one decimal, half-up) — this harness's own arithmetic, to trace computed figures.
@@ -205,7 +226,8 @@ def _text(row: tuple | None) -> list[str] | None:
 def _score_prose(score: QuestionScore, done: Answer) -> None:
     prose, rows = done.released_text, done.rows
     cited_text = " ".join(s.text for s in done.cited)
-    allowed = _row_numbers(rows) | volume_numbers(score.text, rows) | set(facts(cited_text)) | {
+    allowed = _row_numbers(rows) | volume_numbers(score.text, rows) | stated_numbers(score.text, rows) | \
+        set(facts(cited_text)) | {
         Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", cited_text)}
     stated = facts(prose)
     score.numbers = len(stated)
