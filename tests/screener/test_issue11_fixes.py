@@ -131,7 +131,9 @@ def test_6_extra_help_resources_in_2025_and_2026(assets, on, expected):
 @pytest.mark.parametrize(("income", "expected"), [
     (dollars(1996, 2015, "USD/month"), P), (dollars(2015, 2016, "USD/month"), U), (dollars(2016, 2199, "USD/month"), F)])
 def test_6_extra_help_income_adds_the_general_exclusion(income, expected):
-    person = with_fields(profile(apple_health="none"), monthly_income=income)
+    # not assessed at nursing-facility level of care: no long-term care Medicaid ahead to confer Extra Help
+    person = with_fields(profile(apple_health="none", nursing_facility_level_of_care="assessed_no"),
+                         monthly_income=income)
     assert run_rule("extra_help", "income_below_150_percent_fpl", person, date(2026, 1, 1)).status is expected
 
 

@@ -19,6 +19,8 @@ from tests.screener.conftest import profile, run_rule, with_fields
 P, F, U = Status.PASS, Status.FAIL, Status.UNKNOWN
 MAGI_ADULT = {"age": 40, "medicare_parts": "none", "disability": "no"}
 COUPLE = {"marital_status": "married", "household_size": 2}
+# (at nursing-facility level of care long-term care Medicaid, which confers Extra Help, is ahead of a couple)
+COUPLE_NOT_ASSESSED = {**COUPLE, "nursing_facility_level_of_care": "assessed_no"}
 NOT_ELDERLY = {"age": 50, "disability": "no"}
 ELDERLY_OVER_CE = {"monthly_income": "8000+"}
 
@@ -51,9 +53,9 @@ CASES = [
     ("extra_help", "income_below_150_percent_fpl", {}, "monthly_income", 1995 + 20, date(2026, 1, 1), 1, F, 20),
     ("extra_help", "income_below_150_percent_fpl", COUPLE, "monthly_income", 2705 + 20, date(2026, 1, 1), 1, F, 20),
     ("extra_help", "resources_within_lis_limit", {}, "assets", 17600, date(2025, 6, 1), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", COUPLE, "assets", 35130, date(2025, 12, 31), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", COUPLE_NOT_ASSESSED, "assets", 35130, date(2025, 12, 31), 1, F, 0),
     ("extra_help", "resources_within_lis_limit", {}, "assets", 17990, date(2026, 1, 1), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", COUPLE, "assets", 35900, date(2026, 12, 31), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", COUPLE_NOT_ASSESSED, "assets", 35900, date(2026, 12, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2510, date(2025, 3, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2608, date(2025, 4, 1), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2660, date(2026, 4, 1), 1, F, 0),

@@ -103,7 +103,7 @@ def test_property_tax_under_61_with_veteran_status_unanswered_is_open():
 # Session 11: a prober's 63 intakes (612 verdicts) found these wrong; each follows programs.md.
 BASE = {"age": 70, "household_size": 1, "marital_status": "single", "monthly_income": "1000-1299",
         "assets": "0-2000", "medicare_parts": ["A", "B"], "apple_health": "none", "extra_help": "no",
-        "disability": "no"}
+        "disability": "no", "nursing_facility_level_of_care": "assessed_no"}
 
 
 @pytest.mark.parametrize("program, on, answers, expected", [

@@ -103,3 +103,22 @@ def test_va_pension_is_judged_for_the_person_cared_for_when_the_caregiver_is_not
 ])
 def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
     assert results(on, **{**OLDER, **answers})["msp"].classification is expected
+
+
+@pytest.mark.parametrize("answers, apple_health, extra_help", [
+    # in a nursing facility, income over the CN level but within the special income level ($2,982 in 2026): CN
+    # through long-term care, which confers Extra Help
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351"}, L, P),
+    # assessed at nursing-facility level of care at home: CN once a COPES waiver client (COPES judges that)
+    ({"nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home",
+      "monthly_income": "2556-2608"}, P, P),
+    # over the special income level: the spend-down route only, and no Medicaid ahead for Extra Help
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "3526-3607"}, P, X),
+    # assets over the long-term care standard: no Medicaid ahead for Extra Help either
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351", "assets": "17991-35130"},
+     X, X),
+])
+def test_long_term_care_opens_apple_health_up_to_the_special_income_level(answers, apple_health, extra_help):
+    found = results(**{**OLDER, "nursing_facility_level_of_care": "not_assessed", **answers})
+    assert found["apple_health"].classification is apple_health
+    assert found["extra_help"].classification is extra_help

@@ -72,7 +72,45 @@ def _ssi_income(profile: Profile, context: Context) -> Verdict:
     result = income_within(profile, limit, "income", individual=False)
     if result.status is Status.PASS:
         return result
+    long_term = long_term_care_route(profile, context, above=result)
+    if long_term is not None:
+        return long_term
     return _spend_down(result, "above the CN level a medically needy spend-down may still apply")
+
+
+WAC_LTC = ("WAC 182-513-1315 / 182-515-1508: long-term care Apple Health at the special income level",
+           "https://app.leg.wa.gov/WAC/default.aspx?cite=182-515-1508")
+
+
+def long_term_care_route(profile: Profile, context: Context, above: Verdict | None = None) -> Verdict | None:
+    """Above the CN income level, long-term care opens categorically needy Apple Health up to the special income level
+    (300% of the SSI FBR, the person's own income): living in a nursing facility, or assessed at nursing-facility level
+    of care and served by a waiver (COPES at home or in residential care). A pass under the SIL settles it; a resident
+    of residential care not yet assessed is told what would. None when the route does not apply."""
+    in_facility = profile.living_situation == "nursing_facility"
+    assessed = profile.nursing_facility_level_of_care is True
+    residential = profile.living_situation in INSTITUTIONAL_SETTINGS
+    if not (in_facility or assessed or residential) or is_unknown(profile.monthly_income):
+        return None
+    sil = context.thresholds.amount("special_income_level", context.on)
+    result = income_within(profile, sil, "income", individual=True)
+    if result.status is not Status.PASS:
+        return None
+    # the CN comparison first (`above`: income over the CN level), then the special income level's
+    result = Verdict(status=result.status, reason=f"{above.reason}; {result.reason}" if above else result.reason,
+                     thresholds=(above.thresholds if above else ()) + result.thresholds)
+    if in_facility:
+        return Verdict(status=Status.PASS, reason=f"{result.reason}: within the special income level for long-term care "
+                       "(lives in a nursing facility; WAC 182-513-1315)", thresholds=result.thresholds)
+    if assessed:
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which makes "
+                       "a COPES waiver client categorically needy (WAC 182-515-1508)", thresholds=result.thresholds,
+                       needs=("whether they enroll in COPES waiver services (see COPES)",))
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which opens "
+                   "categorically needy coverage to a resident of residential care assessed at nursing-facility level "
+                   "of care and served by a waiver", thresholds=result.thresholds,
+                   unknown_fields=("nursing_facility_level_of_care",),
+                   needs=("a DSHS CARE assessment of nursing-facility level of care (WAC 388-106-0355)",))
 
 
 def _spend_down(result: Verdict, why: str) -> Verdict:

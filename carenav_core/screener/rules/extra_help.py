@@ -1,7 +1,8 @@
 """Extra Help (Medicare Part D Low-Income Subsidy), administered by SSA."""
 from __future__ import annotations
 
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.rules.apple_health import long_term_care_route
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
                                               rule, under_smallest, unknown, verdict)
 
@@ -46,7 +47,26 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
         return gross_of_disregard(person, context, context.thresholds.for_unit("extra_help_income", context.on,
                                                                              married=person.couple))
     missing = under_smallest(unknown(profile, "monthly_income", "married"), profile, check, married=False)
-    return missing or check(profile)
+    if missing:
+        return missing
+    result = check(profile)
+    if result.status is Status.FAIL and _medicaid_ahead(profile, context):
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; long-term care Apple Health (within the "
+                       "special income level) would make Extra Help automatic", thresholds=result.thresholds,
+                       needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
+    return result
+
+
+def _medicaid_ahead(profile: Profile, context: Context) -> bool:
+    """Not on Apple Health yet, but its long-term care route is open on income (in a nursing facility, or at
+    nursing-facility level of care with a waiver): full Medicaid, once granted, confers Extra Help whatever the
+    income."""
+    if profile.apple_health in DEEMED or long_term_care_route(profile, context) is None:
+        return False
+    if is_unknown(profile.assets) or profile.married is not False:
+        return True         # (a couple keeps more under spousal-impoverishment rules: the single figure cannot exclude)
+    standard = context.thresholds.for_unit("ltc_resources", context.on, married=False)
+    return at_or_below(profile.assets, standard, "countable assets").status is not Status.FAIL
 
 
 @rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",
@@ -58,7 +78,14 @@ def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
         return at_or_below(person.assets, context.thresholds.for_unit(
             "extra_help_resources", context.on, married=person.couple), "countable assets")
     missing = under_smallest(unknown(profile, "assets", "married"), profile, check, married=False)
-    return missing or check(profile)
+    if missing:
+        return missing
+    result = check(profile)
+    if result.status is Status.FAIL and _medicaid_ahead(profile, context):
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; long-term care Apple Health would make Extra "
+                       "Help automatic", thresholds=result.thresholds,
+                       needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
+    return result
 
 
 PROGRAM = Program(
