@@ -46,7 +46,13 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
     def check(person: Profile) -> Verdict:
         return gross_of_disregard(person, context, context.thresholds.for_unit("extra_help_income", context.on,
                                                                              married=person.couple))
-    missing = under_smallest(unknown(profile, "monthly_income", "married"), profile, check, married=False)
+    return _decided(profile, context, check, "monthly_income")
+
+
+def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
+    """`check` (income or assets against the single or couple limit) when `field` and the marriage are known, or passes
+    under the single limit whatever the marriage; a fail stays open while long-term care Medicaid is ahead."""
+    missing = under_smallest(unknown(profile, field, "married"), profile, check, married=False)
     if missing:
         return missing
     result = check(profile)
@@ -77,15 +83,7 @@ def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
     def check(person: Profile) -> Verdict:
         return at_or_below(person.assets, context.thresholds.for_unit(
             "extra_help_resources", context.on, married=person.couple), "countable assets")
-    missing = under_smallest(unknown(profile, "assets", "married"), profile, check, married=False)
-    if missing:
-        return missing
-    result = check(profile)
-    if result.status is Status.FAIL and _medicaid_ahead(profile, context):
-        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; long-term care Apple Health would make Extra "
-                       "Help automatic", thresholds=result.thresholds,
-                       needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
-    return result
+    return _decided(profile, context, check, "assets")
 
 
 PROGRAM = Program(
