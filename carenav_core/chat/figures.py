@@ -579,7 +579,7 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
     figures: list[Figure] = []
     if plan.ratio:              # a division asked is the answer; the codes' differences and sums are not
-        return tuple(_ratios(rows, plan))
+        return tuple(_ratios(rows, plan) + (_shares(rows, plan) if plan.share else []))
     if plan.share:
         figures += _shares(rows, plan)
     if plan.stated is not None:

@@ -917,7 +917,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     setting_gap = asks_setting_gap(text)
     dates = asked_dates(text)
     ratio = asked_ratio(text, named)
-    share = asked_share(text) if len(named or family) == 1 and not ratio else ""
+    share = asked_share(text) if len(named or family) <= 3 else ""
     if dates and dates[0].year not in years and since is None:
         years = tuple(sorted({*years, dates[0].year}))       # "2024-02-01": the year of the date is asked
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,

@@ -99,6 +99,10 @@ def figure_line(figure: Figure) -> str:
         return (f"{figure.label} {figure.setting} (payment = total RVUs x conversion factor): from "
                 f"{shown(figure.inputs[0])} to {shown(figure.inputs[1])}, change {shown(figure.value)}{percent}.")
     what = f"{figure.setting} payment" if figure.money else figure.setting
+    if figure.kind is FigureKind.RATIO:          # "ratio 2.02 = $192.39 / $95.19"
+        return f"{figure.label} {what}: ratio {figure.value} = {shown(figure.inputs[0])} / {shown(figure.inputs[1])}."
+    if figure.kind is FigureKind.SHARE:          # "practice expense share 49.3% = 2.00 / 4.06 RVUs"
+        return f"{figure.label} {figure.how} share of the {what}: {figure.value}% = {figure.inputs[0]} / {figure.inputs[1]}."
     if figure.kind is FigureKind.VOLUME:         # "volume $64,536.00 = 1,200 × $53.78 (100 a month × 12 months)"
         how = f" ({figure.how})" if figure.how else ""
         total = f"${figure.value:,}" if figure.money else f"{figure.value}"

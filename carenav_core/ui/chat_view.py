@@ -56,7 +56,12 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
 
 
 def _unit(figure: Figure) -> str:
-    """'$' for payments and conversion factors, 'RVUs' for relative value units (one Amount column, sortable)."""
+    """'$' for payments and conversion factors, 'RVUs' for relative value units, '×' for a ratio, '%' for a share
+    (one Amount column, sortable)."""
+    if figure.kind is FigureKind.RATIO:
+        return "×"
+    if figure.kind is FigureKind.SHARE:
+        return "%"
     return "$" if figure.dollars else "RVUs"
 
 
