@@ -185,12 +185,17 @@ def freshness(parameters: dict[str, Parameter], on: date, *, horizon_days: int =
         elif value.pending:
             found.append(Freshness(key=p.key, label=p.label, source=p.source, problem="pending", detail=value.pending))
         elif getattr(value, "at_least", False):
+            decided = "a pass under it, or an answer far above it, is decided" if getattr(value, "indexed", True) \
+                else "only a pass under it is decided: no yearly index bounds it"
             found.append(Freshness(key=p.key, label=p.label, source=p.source, problem="floor",
                                    detail=f"value from {value.effective} not seen; the previous figure is carried as a "
-                                          "floor (a pass under it, or an answer far above it, is decided)"))
+                                          f"floor ({decided})"))
         elif value.until is not None and value.until <= on + timedelta(days=horizon_days):
+            following = p.value_on(value.until + timedelta(days=1))
             found.append(Freshness(key=p.key, label=p.label, source=p.source, problem="ends soon",
                                    detail=f"value from {value.effective} ends {value.until}; next value not on file"
-                                   if p.value_on(value.until + timedelta(days=1)) is None else
+                                   if following is None else
+                                   f"value from {value.effective} ends {value.until}; the next is only a floor (the "
+                                   "figure in force then not seen)" if getattr(following, "at_least", False) else
                                    f"value from {value.effective} ends {value.until}; the next one is on file"))
     return [f for f in found if not (f.problem == "ends soon" and "next one is on file" in f.detail)]

@@ -81,7 +81,8 @@ def test_data_check_lists_figures_ending_soon_and_exits_nonzero(capsys):
     args = _parser().parse_args(["data", "check", "--on", "2026-12-01"])
     assert args.func(args, Settings()) == 1
     out = capsys.readouterr().out
-    assert "extra_help_resources" not in out      # its 2026 figure ends, but the 2027 floor is on file
+    # its 2026 figure ends, and the 2027 value on file is only a floor: the maintainer is told to look for the figure
+    assert "extra_help_resources" in out and "the next is only a floor" in out
     args = _parser().parse_args(["data", "check", "--on", "2027-01-02"])
     assert args.func(args, Settings()) == 1
     assert "extra_help_resources" in capsys.readouterr().out.split("floor", 1)[1]

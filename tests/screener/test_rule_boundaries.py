@@ -154,7 +154,9 @@ def test_magi_age_band(age, on, expected):
     (159_241, 300_000, date(2025, 11, 30), F),  # assets alone exceed the limit
     (159_241, 300_000, date(2025, 12, 1), U),   # ... but not the next year's limit of 163,699
     (150_000, 159_000, date(2025, 11, 30), U),  # only with income above it: care costs may lower income
-    (0, 140_000, date(2027, 12, 1), U),         # no VA year 2028 figure on file
+    (0, 140_000, date(2027, 12, 1), P),         # 12/2027: still a floor two years on, a pass under it holds
+    (400_000, 500_000, date(2027, 12, 1), U),   # ... but two COLAs may outgrow the headroom: nothing above decided
+    (0, 140_000, date(2028, 12, 1), U),         # no VA figure on file for 12/2028
 ])
 def test_va_net_worth_boundaries_across_va_years(lower, upper, on, expected):
     person = with_fields(profile(monthly_income="1000-1299"),
