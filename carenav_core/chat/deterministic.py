@@ -165,8 +165,9 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
     with `parts` ("pe", "mp", "global"), those parts of the row too. A code with a status Medicare does not pay under
     the PFS (UNPAID_STATUS: 'Does Medicare pay for 98008?', status I) says so first and states no payment amount."""
     if row.status in UNPAID_STATUS:
+        elsewhere = _other_schedule(row) if row.status in ("X", "E") else ""
         return (f"Under {_vintage(row)}, {_code(row, described)} has PFS status {row.status} ({row.status_meaning}), so "
-                f"Medicare makes no separate payment for it under the fee schedule; the file lists "
+                f"Medicare makes no separate payment for it under the physician fee schedule{elsewhere}; the file lists "
                 f"{_parts_clause(row, parts, setting)}{_rvu_clause(row)} {row.label}.")
     if row.status in NOT_NATIONALLY_PRICED:
         return (f"Under {_vintage(row)}, {_code(row, described)} has PFS status {row.status} ({row.status_meaning}): "
@@ -176,6 +177,19 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
     said = f"PFS status {row.status} ({meaning}), " if (status or row.status in CONDITIONAL) and row.status else ""
     return (f"Under {_vintage(row)}, {_code(row, described)} has {said}{_parts_clause(row, parts, setting)}"
             f"{_rvu_clause(row)}; {_payment_clause(row, setting, dates, qp)} {row.label}.")
+
+
+def _other_schedule(row: ValuationRow) -> str:
+    """Where Medicare pays a code the PFS excludes, by its code range (CMS's payment systems): clinical laboratory
+    codes (CPT 80047-89398, HCPCS P and some G codes aside), ambulance (A0), durable equipment and supplies (E, K, L)."""
+    code = row.hcpcs
+    if code[:5].isdigit() and "80047" <= code <= "89398":
+        return " (a clinical laboratory code: Medicare pays it under the Clinical Laboratory Fee Schedule, not loaded here)"
+    if code.startswith("A0"):
+        return " (an ambulance code: Medicare pays it under the ambulance fee schedule, not loaded here)"
+    if code[:1] in "EKL" and code[1:].isdigit():
+        return " (a durable medical equipment or supply code: Medicare pays it under the DMEPOS fee schedule, not loaded here)"
+    return ""
 
 
 # Statuses paid, but not at a national fee schedule amount (the row's RVUs are 0): how they are paid instead

@@ -284,6 +284,10 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
         years.add(today.year - (COUNT_WORDS.get(ago) or int(ago)))
     if years and _YEAR_BEFORE.search(text):
         years.add(min(years) - 1)
+    # "now", "today", "currently" beside another year: this year too ("two years ago, and now"); alone they ask the
+    # newest values, which no year asked already gives
+    if years and _NOW.search(text):
+        years.add(today.year)
     # "over the past three years", "the last 2 years": the newest n years, this one included
     for m in _PAST_YEARS.finditer(text):
         n = COUNT_WORDS.get(m.group(1).lower()) or int(m.group(1))
@@ -291,6 +295,7 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     return tuple(sorted(years)), since
 
 
+_NOW = re.compile(r"\b(?:now|today|currently|at present|these days)\b", re.IGNORECASE)
 _YEARS_AGO = re.compile(r"\b(two|three|four|five|\d)\s+years?\s+ago\b|\byear before last\b()", re.IGNORECASE)
 _YEAR_BEFORE = re.compile(r"\b(?:and|or|vs\.?|versus|compared (?:to|with))\s+the\s+(?:year|one)\s+before\b(?!\s+(?:last|20))",
                           re.IGNORECASE)
@@ -369,7 +374,7 @@ class Volume:
 _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
                           r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|discharges?|admissions?|"
-                          r"referrals?|procedures?|episodes?|(?-i:[A-Z]{2,5}s?))\b",
+                          r"referrals?|procedures?|episodes?|times|(?-i:[A-Z]{2,5}s?))\b",
                           re.IGNORECASE)
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
@@ -410,6 +415,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     True
     >>> asked_volume("99490 for 60 minutes with 2 patients") , asked_volume("99490 in 2026") is None
     (Volume(count=2, noun='patients', per='', months=0, weeks=0), True)
+    >>> asked_volume("99214 billed 20 times a month in 2026: annual revenue?")
+    Volume(count=20, noun='services', per='month', months=12, weeks=0)
     """
     for m in _VOLUME.finditer(text):
         count = int(m.group("count").replace(",", ""))
@@ -427,6 +434,10 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
                 noun, end = _NOUNS.get(then.group("noun").lower(), then.group("noun").lower()), end + then.end()
         elif noun.lower().startswith("unit") and count < 100:
             continue                                       # "two units of 99498" is a total (asked_units)
+        elif noun.lower() == "times":
+            if not _PER.match(text[end:]):
+                continue                                   # "2 times more" is a ratio; "20 times a month" a volume
+            noun = "services"
         else:
             noun = _NOUNS.get(noun.lower(), noun.lower().rstrip("s") + "s")
         rate = _PER.match(text[end:]) or _RATE_ANYWHERE.search(text)   # "... billing 99457 monthly"
@@ -911,6 +922,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     measure = _measure(text)
     units = asked_units(text, named)
     volume = asked_volume(text, detection.codes) if detection.codes else None
+    if volume is not None:      # "billed 20 times a month": the volume's count, not 20 units of each service
+        units = tuple(u for u in units if not (u[1] == volume.count and
+                                               re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE)))
     bundles = asked_bundles(text, named)
     versus_national = bool(_NATIONAL.search(text))
     switched = asked_switch(text, named)

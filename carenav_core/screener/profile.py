@@ -76,8 +76,10 @@ class Profile:
     def couple(self) -> Maybe[bool]:
         """Couple limits apply (SSI-related Apple Health, the Medicare Savings Programs, Extra Help): married and
         living together. A married person in a household of one lives apart from the spouse, and only spouses who
-        live together count each other's income and resources (WAC 182-506-0015, 182-512-0960(1)(e))."""
-        if self.married is True and self.household_size == 1:
+        live together count each other's income and resources (WAC 182-506-0015, 182-512-0960(1)(e)). A married
+        person living in a nursing facility is an institutionalized spouse, judged on their own income and the single
+        limits whatever the household answered (WAC 182-513-1350)."""
+        if self.married is True and (self.household_size == 1 or self.living_situation == "nursing_facility"):
             return False
         return self.married
 
@@ -163,7 +165,10 @@ def _caregiver_of_the_screened(a: Answers) -> Maybe[bool]:
     answers also say no unpaid caregiver (care paid for, or a slip): contradictory answers decide nothing."""
     if a.screening_for != "someone_i_care_for":
         return _yes_no(a.has_unpaid_caregiver)
-    return Unknown(reason="contradictory") if a.has_unpaid_caregiver == "no" else True
+    if a.has_unpaid_caregiver == "no":
+        return Unknown(reason="contradictory")
+    # "don't know" or declined stays unknown (the answer screening for them implies is not taken over it)
+    return _yes_no(a.has_unpaid_caregiver) if a.has_unpaid_caregiver in (DONT_KNOW, DECLINED) else True
 
 
 def normalize(answers: Answers | Mapping[str, object]) -> Profile:

@@ -35,7 +35,7 @@ CASES = [
     ("apple_health", "income_within_cn_or_magi_limit", {**MAGI_ADULT, "household_size": 2}, "monthly_income",
      2489, date(2026, 4, 1), 1, F, 0),
     ("apple_health", "resources_within_limit", {}, "assets", 2000, date(2026, 1, 1), 1, F, 0),
-    ("apple_health", "resources_within_limit", COUPLE, "assets", 3000, date(2026, 1, 1), 1, F, 0),
+    ("apple_health", "resources_within_limit", COUPLE_NOT_ASSESSED, "assets", 3000, date(2026, 1, 1), 1, F, 0),
     ("tsoa", "income_within_400_percent_fbr", {}, "monthly_income", 3868, date(2025, 12, 31), 1, F, 0),
     ("tsoa", "income_within_400_percent_fbr", {}, "monthly_income", 3976, date(2026, 1, 1), 1, F, 0),
     ("tsoa", "resources_within_tsoa_standard", {}, "assets", 53100, date(2023, 10, 8), 1, F, 0),

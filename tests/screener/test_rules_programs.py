@@ -29,7 +29,9 @@ CASES = [
     (AH, INC, {"marital_status": "dont_know"}, ON, U, ("married",)),
     (AH, INC, {"household_size": 3, "monthly_income": "8000+"}, ON, U, ()),
     (AH, INC, {"household_size": None, "monthly_income": "0-999"}, ON, P, ()),
-    (AH, INC, {**MAGI, "household_size": None}, ON, U, ("household_size",)),
+    # under one person's MAGI limit: passes whatever the household size (session 13); above it, the size decides
+    (AH, INC, {**MAGI, "household_size": None}, ON, P, ()),
+    (AH, INC, {**MAGI, "household_size": None, "monthly_income": "2016-2199"}, ON, U, ("household_size",)),
     (AH, RES, {"apple_health": "categorically_needy", "assets": "250000+"}, ON, P, ()),
     (AH, RES, {**MAGI, "assets": "250000+"}, ON, P, ()),
     (AH, RES, {"assets": "prefer_not_to_say"}, ON, U, ("assets",)),
@@ -58,7 +60,10 @@ CASES = [
     ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2023, 6, 1), F, ()),
     ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2026, 1, 1), P, ()),
     ("tsoa", "resources_within_tsoa_standard", {"marital_status": "married", "assets": "250000+"}, ON, U, ()),
-    ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None}, ON, U, ("married",)),
+    # under the single standard: passes whatever the marriage (session 13); above it, the marriage decides
+    ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None}, ON, P, ()),
+    ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None, "assets": "84355-156883"},
+     ON, U, ("married",)),
     ("copes", "aged_65_or_disabled_adult", {"age": None}, ON, U, ("age",)),
     ("copes", "aged_65_or_disabled_adult", {"age": 17, "disability": "yes"}, ON, F, ()),
     ("copes", "aged_65_or_disabled_adult", {"age": 40, "disability": "yes"}, ON, P, ()),

@@ -112,7 +112,10 @@ def test_a_married_resident_of_a_care_facility_is_judged_with_the_spouses_protec
                 "assets": "53101-84354", "living_situation": "nursing_facility",
                 "nursing_facility_level_of_care": "assessed_yes"}
     assert result("apple_health", **resident) is P
-    assert result("apple_health", **{**resident, "living_situation": "own_home"}) is X       # at home: the couple limit
+    # at home, assessed at nursing-facility level of care (a waiver client): spousal protections too (session 13)
+    assert result("apple_health", **{**resident, "living_situation": "own_home"}) is P
+    assert result("apple_health", **{**resident, "living_situation": "own_home",
+                                     "nursing_facility_level_of_care": "assessed_no"}) is X   # the couple limit
     assert result("apple_health", **{**resident, "marital_status": "single", "household_size": 1}) is X
 
 

@@ -112,8 +112,9 @@ def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
     # assessed at nursing-facility level of care at home: CN once a COPES waiver client (COPES judges that)
     ({"nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home",
       "monthly_income": "2556-2608"}, P, P),
-    # over the special income level: the spend-down route only, and no Medicaid ahead for Extra Help
-    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "3526-3607"}, P, X),
+    # over the special income level: the spend-down route only; medically needy is full Medicaid, so Extra Help too
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "3526-3607"}, P, P),
+    ({"age": 82, "living_situation": "own_home", "monthly_income": "3526-3607"}, P, X),
     # assets over the long-term care standard: no Medicaid ahead for Extra Help either
     ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351", "assets": "17991-35130"},
      X, X),
@@ -122,3 +123,43 @@ def test_long_term_care_opens_apple_health_up_to_the_special_income_level(answer
     found = results(**{**OLDER, "nursing_facility_level_of_care": "not_assessed", **answers})
     assert found["apple_health"].classification is apple_health
     assert found["extra_help"].classification is extra_help
+
+
+# Round 4 (the same session's second prober)
+def test_a_married_nursing_facility_resident_is_judged_on_their_own_income_not_the_couples():
+    resident = {**OLDER, "age": 84, "marital_status": "married", "household_size": 2,
+                "living_situation": "nursing_facility", "monthly_income": "3526-3607"}
+    found = results(**resident)
+    assert found["msp"].classification is P          # household income cannot exclude on own income
+    assert profile(**resident).couple is False
+
+
+def test_a_surviving_spouse_whose_marriage_since_is_unknown_is_left_open():
+    widow = {**OLDER, "age": 74, "veteran_status": "surviving_spouse", "wartime_service": "yes",
+             "adl_help": ["bathing"], "marital_status": "dont_know"}
+    va = results(**widow)["va_pension"]
+    assert va.classification is P and "married" in va.unknown_fields
+
+
+@pytest.mark.parametrize("answer", ["dont_know", "prefer_not_to_say"])
+def test_a_declined_unpaid_caregiver_answer_stays_unknown_when_screening_someone_i_care_for(answer):
+    found = results(**{**OLDER, "screening_for": "someone_i_care_for", "has_unpaid_caregiver": answer,
+                       "nursing_facility_level_of_care": "assessed_yes", "apple_health": "categorically_needy"})
+    assert found["mac"].classification is P and "has_unpaid_caregiver" in found["mac"].unknown_fields
+
+
+def test_under_the_smallest_limit_also_for_magi_tsoa_and_copes():
+    adult = {**OLDER, "age": 45, "medicare_parts": "none", "disability": "no", "household_size": "prefer_not_to_say",
+             "monthly_income": "1500-1732"}
+    assert "household_size" not in results(**adult)["apple_health"].unknown_fields
+    care = {**OLDER, "marital_status": "dont_know", "nursing_facility_level_of_care": "assessed_yes",
+            "has_unpaid_caregiver": "yes"}
+    found = results(**care)
+    assert "married" not in found["tsoa"].unknown_fields and "married" not in found["copes"].unknown_fields
+
+
+def test_a_married_couple_at_home_at_nursing_facility_level_keeps_spousal_protections():
+    home = {**OLDER, "marital_status": "married", "household_size": 2, "assets": "3001-4500",
+            "nursing_facility_level_of_care": "assessed_yes", "monthly_income": "1500-1732"}
+    assert results(**home)["apple_health"].classification is P
+    assert results(**{**home, "nursing_facility_level_of_care": "assessed_no"})["apple_health"].classification is X

@@ -5,7 +5,7 @@ import dataclasses
 
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
-                                              only_passes, rule, unknown, verdict)
+                                              only_passes, rule, under_smallest, unknown, verdict)
 
 KEY = "apple_health"
 HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
@@ -51,9 +51,11 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
     if missing:
         return missing
     if route == "magi":
-        missing = unknown(profile, "household_size")
-        result = missing or at_or_below(profile.monthly_income, context.thresholds.for_size(
-            "apple_health_magi_income", context.on, profile.household_size), "household income")
+        def check(person: Profile) -> Verdict:
+            return at_or_below(person.monthly_income, context.thresholds.for_size(
+                "apple_health_magi_income", context.on, person.household_size), "household income")
+        result = under_smallest(unknown(profile, "household_size"), profile, check, household_size=1) or \
+            check(profile)
         if result.status is Status.FAIL and (is_unknown(profile.disability) or profile.disability):
             # over the MAGI limit, a disabled adult may still qualify SSI-related (CN, or medically needy)
             return _spend_down(result, "if disabled, the SSI-related route (with a medically needy spend-down) may "
@@ -136,7 +138,8 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         return missing
     limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.couple)
     result = at_or_below(profile.assets, limit, "countable assets")
-    if profile.married is True and profile.living_situation in INSTITUTIONAL_SETTINGS:
+    if profile.married is True and (profile.living_situation in INSTITUTIONAL_SETTINGS or
+                                    profile.nursing_facility_level_of_care is True):
         # long-term care for a married person in a facility is judged under spousal-impoverishment rules: the spouse
         # at home keeps a protected resource amount (WAC 182-513-1350), which the couple figure cannot show
         return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules "

@@ -5,7 +5,7 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
-                                              income_within, nursing_facility_level, only_passes, rule, unknown,
+                                              income_within, nursing_facility_level, only_passes, rule, under_smallest, unknown,
                                               verdict)
 
 KEY = "copes"
@@ -63,14 +63,13 @@ def income_within_special_income_level(profile: Profile, context: Context) -> Ve
 @rule(program=KEY, label="Resources within the long-term-care resource standard (spousal protections for a married couple)",
       document="copes#resource-limit", legal=WAC_1350)
 def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict:
-    missing = unknown(profile, "assets", "married")
-    if missing:
-        return missing
-    result = at_or_below(profile.assets, context.thresholds.for_unit("ltc_resources", context.on,
-                                                                     married=profile.married), "countable assets")
-    if not profile.married:
-        return result
-    return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules)")
+    def check(person: Profile) -> Verdict:
+        result = at_or_below(person.assets, context.thresholds.for_unit("ltc_resources", context.on,
+                                                                        married=person.married), "countable assets")
+        if not person.married:
+            return result
+        return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules)")
+    return under_smallest(unknown(profile, "assets", "married"), profile, check, married=False) or check(profile)
 
 
 PROGRAM = Program(

@@ -65,9 +65,13 @@ def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
 
 def _medicaid_ahead(profile: Profile, context: Context) -> bool:
     """Not on Apple Health yet, but its long-term care route is open on income (in a nursing facility, or at
-    nursing-facility level of care with a waiver): full Medicaid, once granted, confers Extra Help whatever the
-    income."""
-    if profile.apple_health in DEEMED or long_term_care_route(profile, context) is None:
+    nursing-facility level of care with a waiver), or they live in a nursing facility (medically needy): full Medicaid,
+    once granted, confers Extra Help whatever the income."""
+    if profile.apple_health in DEEMED:
+        return False
+    # in a nursing facility, income over the special income level still meets medically needy Apple Health once the
+    # cost of care is spent down, and a medically needy person gets Extra Help automatically (42 CFR 423.773(c))
+    if long_term_care_route(profile, context) is None and profile.living_situation != "nursing_facility":
         return False
     if is_unknown(profile.assets) or profile.married is not False:
         return True         # (a couple keeps more under spousal-impoverishment rules: the single figure cannot exclude)

@@ -35,11 +35,17 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
         return missing
     minimum = context.thresholds.amount("property_tax_min_age", context.on)
     result = at_least(profile.age, minimum, "age")
+    if result.status is Status.FAIL and profile.screening_for == "someone_i_care_for" and profile.couple is True and \
+            is_unknown(profile.care_relationship) and not is_unknown(profile.caregiver_age) and \
+            profile.caregiver_age is not None and profile.caregiver_age >= minimum.amount:
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; their caregiver is {profile.caregiver_age}, "
+                       "and a spouse of age can be the claimant for the home they share", thresholds=(minimum,),
+                       unknown_fields=("care_relationship",), needs=("whether the caregiver is their spouse",))
     if result.status is Status.FAIL and _spouse_is_of_age(profile, minimum.amount):
         # the spouse they care for, living with them, can be the claimant for the home they share (RCW 84.36.381:
         # the claimant's residence, owned by the claimant or the spouse; the couple's income counts either way)
-        return verdict(True, f"{result.reason}; the spouse they care for is {profile.care_recipient_age} and can be "
-                       "the claimant for the home they share", minimum)
+        return verdict(True, f"{result.reason}; their spouse, of age, can be the claimant for the home they share",
+                       minimum)
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
     if result.status is Status.FAIL and is_unknown(profile.veteran_status):
@@ -64,9 +70,13 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
 
 
 def _spouse_is_of_age(profile: Profile, minimum: float) -> bool:
-    """The person screened cares for a spouse who lives with them (a couple) and is at least `minimum` years old."""
-    return profile.care_relationship == "spouse" and profile.couple is True and \
-        not is_unknown(profile.care_recipient_age) and profile.care_recipient_age >= minimum
+    """The person screened and a spouse they live with (a couple) are caregiver and cared-for, and the spouse is at
+    least `minimum` years old: the one they care for (screening themselves), or the caregiver (screening "someone I
+    care for")."""
+    if profile.care_relationship != "spouse" or profile.couple is not True:
+        return False
+    age = profile.caregiver_age if profile.screening_for == "someone_i_care_for" else profile.care_recipient_age
+    return not is_unknown(age) and age is not None and age >= minimum
 
 
 @rule(program=KEY, label="Owns and lives in the home as principal residence", document="property_tax#living-situation",

@@ -5,7 +5,7 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Verdict, at_home, at_or_below, income_within,
-                                              minimum_age, nursing_facility_level, only_passes, rule, unknown,
+                                              minimum_age, nursing_facility_level, only_passes, rule, under_smallest, unknown,
                                               verdict)
 
 KEY = "tsoa"
@@ -52,13 +52,12 @@ def income_within_400_percent_fbr(profile: Profile, context: Context) -> Verdict
 
 @rule(program=KEY, label="Resources within the TSOA resource standard", document="tsoa#resource-limit", legal=WAC_1640)
 def resources_within_tsoa_standard(profile: Profile, context: Context) -> Verdict:
-    missing = unknown(profile, "assets", "married")
-    if missing:
-        return missing
-    result = at_or_below(profile.assets, context.thresholds.for_unit("tsoa_resources", context.on,
-                                                                     married=profile.married), "countable assets")
-    # A married applicant also keeps the state spousal resource standard (WAC 182-513-1640(2)).
-    return only_passes(result, "the spouse's protected resource amount") if profile.married else result
+    def check(person: Profile) -> Verdict:
+        result = at_or_below(person.assets, context.thresholds.for_unit("tsoa_resources", context.on,
+                                                                        married=person.married), "countable assets")
+        # A married applicant also keeps the state spousal resource standard (WAC 182-513-1640(2)).
+        return only_passes(result, "the spouse's protected resource amount") if person.married else result
+    return under_smallest(unknown(profile, "assets", "married"), profile, check, married=False) or check(profile)
 
 
 PROGRAM = Program(

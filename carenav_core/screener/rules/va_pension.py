@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from carenav_core.screener.intake import Bracket
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict, yes_no)
 from carenav_core.screener.thresholds import Threshold
@@ -25,6 +25,10 @@ def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
         # cases after the later marriage ends, which a person married now is not)
         return verdict(False, "a veteran's surviving spouse who is married again: VA survivors pension is for a "
                        "surviving spouse who has not remarried (38 CFR 3.50(b)(2))")
+    if profile.veteran_status == "surviving_spouse" and is_unknown(profile.married):
+        return Verdict(status=Status.UNKNOWN, reason="a veteran's surviving spouse; whether they have married again is "
+                       "not known (38 CFR 3.50(b)(2))", unknown_fields=("married",),
+                       needs=("whether they have married again since the veteran died",))
     return verdict(profile.veteran_status != "no", VETERAN_WORDS[profile.veteran_status])
 
 
