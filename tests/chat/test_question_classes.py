@@ -506,6 +506,29 @@ def test_why_a_value_changed_says_when_the_years_rule_text_is_not_indexed(backen
     assert any("CY 2026 rule" in n and "not why" in n for n in notes), notes
 
 
+@pytest.mark.parametrize("question, years", [
+    ("What did 99223 pay two years ago, and what does it pay now?", (2024, 2026)),
+    ("What does 99214 pay now versus three years ago?", (2023, 2026)),
+    ("What does 99213 pay now, and what did it pay last year?", (2025, 2026)),
+    ("What does 99214 pay now?", ()),                  # alone: the newest values, no year asked
+])
+def test_now_beside_another_year_is_this_year_too(question, years):
+    assert plan(question).years == years
+
+
+def test_a_count_of_times_a_month_over_a_year_is_a_volume(backends):
+    prepared = prepare("99214 billed 20 times a month in 2026: annual revenue?", backends, today=TODAY)
+    volumes = [f for f in prepared.figures if f.kind is FigureKind.VOLUME]
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2026)
+    assert {f.value for f in volumes} >= {row.payment_nonfac * 240}
+    assert not prepared.plan.units and not any(f.kind is FigureKind.TOTAL for f in prepared.figures)
+
+
+def test_a_lab_code_excluded_from_the_pfs_says_which_schedule_pays_it(backends):
+    prepared = prepare("What does Medicare pay for 80053?", backends, today=TODAY)
+    assert "Clinical Laboratory Fee Schedule" in said(prepared)
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
