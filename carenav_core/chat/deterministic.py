@@ -266,6 +266,11 @@ def _total(figure: Figure) -> str:
     what = f"pay {_amount(figure, figure.value)} in the {figure.setting} setting" if figure.money else \
         f"have {figure.value} {figure.setting}s"
     lead = "Billed together, " if len(figure.codes) > 1 else ""
+    if figure.how:          # some codes left out of this setting's total (figures._payable_part)
+        verb = "pay" if len(figure.codes) > 1 else "pays"
+        parts = f" ({amounts})" if len(figure.inputs) > 1 else ""
+        return (f"In the {figure.setting} setting only {' and '.join(figure.codes)} {verb} "
+                f"{_amount(figure, figure.value)}{parts}; {figure.how} {figure.label}.")
     return f"{lead}{' and '.join(figure.codes)} {what} ({amounts}) {figure.label}."
 
 

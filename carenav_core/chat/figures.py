@@ -251,7 +251,29 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
             found = _pair(FigureKind.TOTAL, text, names, chosen, plan)
             if counts:
                 found = [_counted(f, chosen, counts) for f in found]
-            figures += found
+            figures += found + _payable_part(chosen, names, text, plan, {f.setting for f in found}, counts)
+    return figures
+
+
+def _payable_part(chosen: tuple[ValuationRow, ...], names: tuple[str, ...], text: str, plan: QuestionPlan,
+                  done: set[str], counts: dict[str, int]) -> list[Figure]:
+    """A setting where some codes billed together have no amount to add (the file marks their PE NA there, or they
+    have no national payment): the total of the others, saying which were left out (`how`)."""
+    figures = []
+    for setting, field in measured_fields(plan):
+        if setting in done:
+            continue
+        kept = [(r, n) for r, n in zip(chosen, names) if stated(r, field) is not None]
+        left = [n for r, n in zip(chosen, names) if stated(r, field) is None and getattr(r, field) is not None]
+        if not kept or not left:
+            continue
+        amounts = tuple(stated(r, field) * counts.get(r.hcpcs, 1) for r, _ in kept)
+        figures.append(Figure(kind=FigureKind.TOTAL, label=text, codes=tuple(n for _, n in kept),
+                              rows=tuple(r.label for r, _ in kept), setting=setting, inputs=amounts,
+                              value=_cents(sum(amounts, Decimal(0))), percent=None, place=kept[0][0].locality,
+                              how=f"{' and '.join(left)} {'is' if len(left) == 1 else 'are'} left out: no "
+                                  f"{setting} amount to add (the file marks "
+                                  f"{'its' if len(left) == 1 else 'their'} {setting} PE NA, or no national payment)"))
     return figures
 
 

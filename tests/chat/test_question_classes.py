@@ -399,8 +399,12 @@ def test_a_setting_the_file_marks_na_is_neither_ranked_nor_summed(backends):
     assert "99454" not in facility.split("(")[0] and "99453 and 99454 left out" in facility
     summed = prepare("What's the total 2026 payment for one RPM patient's first month: 99453 + 99454 + 99457?",
                      backends, today=TODAY)
-    totals = [f for f in summed.figures if f.kind is FigureKind.TOTAL]
-    assert totals and all(f.setting != "facility" for f in totals)      # 99453/99454 facility PE NA
+    totals = {f.setting: f for f in summed.figures if f.kind is FigureKind.TOTAL}
+    assert set(totals["non-facility"].codes) == {"99453", "99454", "99457"}
+    facility = totals["facility"]                       # 99453/99454 facility PE NA: only 99457's amount, said so
+    row = next(r for r in summed.rows if r.in_focus and r.hcpcs == "99457" and r.cy == 2026)
+    assert facility.codes == ("99457",) and facility.value == row.payment_fac and "left out" in facility.how
+    assert "only 99457 pays" in said(summed)
 
 
 @pytest.mark.parametrize("question, top, bottom, field", [
