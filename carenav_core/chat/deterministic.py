@@ -181,15 +181,9 @@ def row_sentence(row: ValuationRow, *, described: bool = True, setting: Setting 
 
 def _other_schedule(row: ValuationRow) -> str:
     """Where Medicare pays a code the PFS excludes, by its code range (CMS's payment systems): clinical laboratory
-    codes (CPT 80047-89398, HCPCS P and some G codes aside), ambulance (A0), durable equipment and supplies (E, K, L)."""
-    code = row.hcpcs
-    if code[:5].isdigit() and "80047" <= code <= "89398":
-        return " (a clinical laboratory code: Medicare pays it under the Clinical Laboratory Fee Schedule, not loaded here)"
-    if code.startswith("A0"):
-        return " (an ambulance code: Medicare pays it under the ambulance fee schedule, not loaded here)"
-    if code[:1] in "EKL" and code[1:].isdigit():
-        return " (a durable medical equipment or supply code: Medicare pays it under the DMEPOS fee schedule, not loaded here)"
-    return ""
+    codes (CPT 80047-89398), ambulance (A0), durable equipment and supplies (E, K, L), Part B drugs (J)."""
+    hint = _schedule_of(row.hcpcs)
+    return f" ({row.hcpcs}{hint})" if hint else ""
 
 
 # Statuses paid, but not at a national fee schedule amount (the row's RVUs are 0): how they are paid instead
@@ -204,8 +198,24 @@ CONDITIONAL = {"R": "restricted coverage: paid only in the circumstances Medicar
 
 def unpriced_sentence(unpriced: Sequence[str]) -> str:
     codes = ", ".join(unpriced)
+    elsewhere = [f"{code}{hint}" for code in unpriced for hint in [_schedule_of(code)] if hint]
     return (f"No fee schedule valuation was found for {codes}, so no RVUs or payment are given for "
-            f"{'it' if len(unpriced) == 1 else 'them'}.")
+            f"{'it' if len(unpriced) == 1 else 'them'}" + (f"; {'; '.join(elsewhere)}" if elsewhere else "") + ".")
+
+
+def _schedule_of(code: str) -> str:
+    """' is a ... code: Medicare pays it under the ... fee schedule, not loaded here', by code range, or ''."""
+    if code[:5].isdigit() and "80047" <= code <= "89398":
+        return (" is a clinical laboratory code, which Medicare pays under the Clinical Laboratory Fee Schedule, not "
+                "loaded here")
+    if code.startswith("A0"):
+        return " is an ambulance code, which Medicare pays under the ambulance fee schedule, not loaded here"
+    if code[:1] in "EKL" and code[1:].isdigit():
+        return (" is a durable medical equipment or supply code, which Medicare pays under the DMEPOS fee schedule, "
+                "not loaded here")
+    if code[:1] == "J" and code[1:].isdigit():
+        return " is a drug code, which Medicare Part B pays at its average sales price, not loaded here"
+    return ""
 
 
 def passes_guard(sentence: str, evidence: Evidence) -> bool:
@@ -342,9 +352,20 @@ def _stated_check(figure: Figure) -> str:
             f"{_payment_words(figure)}{when} (${given:,} vs {_money(amount)}{share}){national} {figure.label}.")
 
 
+def _what_if_sentence(figure: Figure) -> str:
+    """'In CY2026, at a conversion factor 10% lower ($30.0608), 99214's national non-facility payment would be $122.05
+    instead of $135.61 (−$13.56) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    cf = figure.how.split("$")[-1]
+    way = "lower" if figure.value < 0 else "higher"
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}at a conversion factor {abs(figure.percent)}% {way} "
+            f"(${cf}), {figure.codes[0]}'s {_payment_words(figure)} would be {_money(figure.inputs[1])} instead of "
+            f"{_money(figure.inputs[0])} ({_signed(figure, figure.value, None)}) {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
-         FigureKind.SHARE: _share, FigureKind.STATED: _stated_check}
+         FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

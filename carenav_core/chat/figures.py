@@ -14,7 +14,7 @@ from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
-from carenav_core.pfs.rows import ValuationRow, modifier_rows
+from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
 CENT = Decimal("0.01")
 CF_SETTING = "conversion factor"
@@ -31,6 +31,7 @@ class FigureKind(StrEnum):
     RATIO = "ratio"                # code A's amount divided by code B's, same vintage ("how many 99213 equal a 27447")
     SHARE = "share"                # one row: an RVU component's percent of its total RVUs (and so of its payment)
     STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
+    WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,8 +72,9 @@ class Figure:
             self.kind is FigureKind.TOTAL else ()
 
     def written(self) -> tuple[Decimal, ...]:
-        """The counts a volume's arithmetic states ("100 a month × 12 months")."""
-        return tuple(Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", self.how))
+        """The numbers a figure's arithmetic states: a volume's counts ("100 a month × 12 months"), a what-if's percent
+        and conversion factor ("10% → $30.0608")."""
+        return tuple(Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", self.how))
 
     def words(self) -> str:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
@@ -89,7 +91,9 @@ class Figure:
                 FigureKind.SHARE: "share percent of total RVUs relative value units payment work practice expense PE "
                                   "malpractice MP component same",
                 FigureKind.STATED: "given amount more less than higher lower match matches same difference paid "
-                                   "locality GPCIs setting"}[self.kind]
+                                   "locality GPCIs setting",
+                FigureKind.WHAT_IF: "conversion factor cut increase lower higher would be instead of change percent "
+                                    "if at"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -596,6 +600,30 @@ def _stated(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
+def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What would a 10% conversion factor cut mean for 99214?": each asked code's newest final row in focus, its
+    payment at the CF changed by that percent (total RVUs x the changed CF, cents half-up; a locality row scales by
+    the same share, its GPCIs unchanged), against its payment now."""
+    focus = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and not r.proposed and
+             r.hcpcs in plan.focus_codes and r.cf]
+    figures = []
+    for row in focus:
+        cf = (row.cf * (1 + plan.cf_change / 100)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            now = stated(row, field)
+            if now is None:
+                continue
+            total = getattr(row, "total_nonfac" if field == "payment_nonfac" else "total_fac")
+            # nationally total RVUs x the changed CF, as the file's payments are; a locality's amount scales alike
+            then = payment(total, cf) if not row.locality and total is not None else _cents(now * cf / row.cf)
+            figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {_name(row)} at a CF "
+                                  f"{abs(plan.cf_change)}% {'lower' if plan.cf_change < 0 else 'higher'}, "
+                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                                  inputs=(now, then), value=_cents(then - now), percent=plan.cf_change,
+                                  place=row.locality, how=f"{abs(plan.cf_change)}% → ${cf}"))
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
@@ -606,6 +634,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _shares(rows, plan)
     if plan.stated is not None:
         figures += _stated(rows, plan)
+    if plan.cf_change is not None:
+        figures += _what_if(rows, plan)
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

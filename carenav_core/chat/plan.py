@@ -144,6 +144,7 @@ class QuestionPlan:
     share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
     qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
     stated: Decimal | None = None        # "my MAC paid $92.03 for 99213 — does that match?": an amount to check
+    cf_change: Decimal | None = None     # "what would a 10% conversion factor cut mean for 99214": -10 (percent)
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
 
     @property
@@ -684,6 +685,30 @@ def asked_stated(text: str, codes: tuple[str, ...]) -> Decimal | None:
     return Decimal(amounts[0].replace(",", ""))
 
 
+_CF_WORDS = r"(?:conversion factor|CF|fee schedule|payment rates?|rates?|payments?)"
+_CF_CHANGE = re.compile(
+    rf"(?P<pct>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
+    rf"(?P<way>cut|cuts|reduction|decrease|drop|lower|increase|rise|raise|higher|bump|boost|update)\b"
+    rf"|\b(?P<way2>cut|reduce|lower|raise|increase)\w*\s+(?:the\s+)?{_CF_WORDS}\s+by\s+"
+    rf"(?P<pct2>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
+
+
+def asked_cf_change(text: str) -> Decimal | None:
+    """A conversion factor change the question supposes, in percent (negative for a cut): "What would a 10% CF cut
+    mean for 99214?" -> -10; "if CMS raised the conversion factor by 2.5%" -> 2.5. None when it supposes none.
+
+    >>> asked_cf_change("What would a 10% conversion factor cut mean for 99214?"), asked_cf_change("a 5% increase")
+    (Decimal('-10'), Decimal('5'))
+    >>> asked_cf_change("How did 99214 change by percent?") is None
+    True
+    """
+    m = _CF_CHANGE.search(text)
+    if not m:
+        return None
+    pct, way = Decimal(m.group("pct") or m.group("pct2")), (m.group("way") or m.group("way2")).lower()
+    return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
+
+
 _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
@@ -944,4 +969,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
-                        stated=None if volume else asked_stated(text, named or family))
+                        stated=None if volume else asked_stated(text, named or family),
+                        cf_change=asked_cf_change(text) if detection.codes else None)

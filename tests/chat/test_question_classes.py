@@ -533,6 +533,25 @@ def test_a_lab_code_excluded_from_the_pfs_says_which_schedule_pays_it(backends):
     assert "Clinical Laboratory Fee Schedule" in said(prepared)
 
 
+@pytest.mark.parametrize("question, change", [
+    ("What would a 10% conversion factor cut mean for 99214 in 2026?", Decimal("-10")),
+    ("If CMS raised the conversion factor by 2.5%, what would 99490 pay in 2026?", Decimal("2.5")),
+])
+def test_a_supposed_conversion_factor_change_is_priced(backends, question, change):
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.WHAT_IF]
+    row = next(r for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.proposed)
+    cf = (row.cf * (1 + change / 100)).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    nonfac = next(f for f in figures if f.setting == "non-facility")
+    assert nonfac.inputs == (row.payment_nonfac, payment(row.total_nonfac, cf))
+    assert f"would be ${payment(row.total_nonfac, cf)} instead of ${row.payment_nonfac}" in said(prepared)
+
+
+def test_codes_paid_under_other_schedules_say_which(backends):
+    text = said(prepare("What does Medicare pay for E1130?", backends, today=TODAY))
+    assert "DMEPOS fee schedule" in text
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
