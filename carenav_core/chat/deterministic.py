@@ -363,9 +363,18 @@ def _what_if_sentence(figure: Figure) -> str:
             f"{_money(figure.inputs[0])} ({_signed(figure, figure.value, None)}) {figure.label}.")
 
 
+def _statistic_sentence(figure: Figure) -> str:
+    """'In CY2026, the mean national non-facility payment of G0556, G0557 and G0558 is $62.46 [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}the {figure.how} {_payment_words(figure)} of "
+            f"{listed(list(figure.codes))} is {_amount(figure, figure.value)} "
+            f"(of {', '.join(_amount(figure, a) for a in figure.inputs)}) {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
-         FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence}
+         FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
+         FigureKind.STATISTIC: _statistic_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

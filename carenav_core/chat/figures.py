@@ -32,6 +32,7 @@ class FigureKind(StrEnum):
     SHARE = "share"                # one row: an RVU component's percent of its total RVUs (and so of its payment)
     STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
+    STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,7 +94,8 @@ class Figure:
                 FigureKind.STATED: "given amount more less than higher lower match matches same difference paid "
                                    "locality GPCIs setting",
                 FigureKind.WHAT_IF: "conversion factor cut increase lower higher would be instead of change percent "
-                                    "if at"}[self.kind]
+                                    "if at",
+                FigureKind.STATISTIC: "mean average median middle of codes amounts payment"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -624,6 +626,35 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
+def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is the average APCM payment?": per vintage in focus, the mean (cents half-up) or median of the asked
+    codes' amounts in each measure, over the codes that have one (a setting marked NA is left out)."""
+    by_label: dict[str, list[ValuationRow]] = {}
+    for row in modifier_rows(rows, plan.modifier):
+        if row.in_focus and row.hcpcs in plan.focus_codes:
+            by_label.setdefault(row.label, []).append(row)
+    figures = []
+    for label, group in by_label.items():
+        for setting, field in measured_fields(plan):
+            priced = [(r, stated(r, field)) for r in group if stated(r, field) is not None]
+            if len(priced) < 2:
+                continue
+            amounts = [a for _, a in priced]
+            if plan.statistic == "median":
+                ordered = sorted(amounts)
+                middle = len(ordered) // 2
+                value = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+            else:
+                value = sum(amounts, Decimal(0)) / len(amounts)
+            value = _cents(value) if "RVU" not in setting else value.quantize(CENT, rounding=ROUND_HALF_UP)
+            names = tuple(_name(r) for r, _ in priced)
+            figures.append(Figure(kind=FigureKind.STATISTIC, label=f"[computed: {plan.statistic} of "
+                                  f"{', '.join(names)}, {_short(label)}]", codes=names,
+                                  rows=tuple(r.label for r, _ in priced), setting=setting, inputs=tuple(amounts),
+                                  value=value, percent=None, place=priced[0][0].locality, how=plan.statistic))
+    return figures
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
@@ -636,6 +667,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _stated(rows, plan)
     if plan.cf_change is not None:
         figures += _what_if(rows, plan)
+    if plan.statistic:
+        figures += _statistics(rows, plan)
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

@@ -145,6 +145,7 @@ class QuestionPlan:
     qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
     stated: Decimal | None = None        # "my MAC paid $92.03 for 99213 — does that match?": an amount to check
     cf_change: Decimal | None = None     # "what would a 10% conversion factor cut mean for 99214": -10 (percent)
+    statistic: str = ""                  # "the average APCM payment", "median of 99202-99205": "mean" or "median"
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
 
     @property
@@ -709,6 +710,21 @@ def asked_cf_change(text: str) -> Decimal | None:
     return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
 
 
+_STATISTIC = re.compile(r"\b(?P<mean>average|mean|avg)\b|\b(?P<median>median|middle)\b", re.IGNORECASE)
+
+
+def asked_statistic(text: str, codes: int) -> str:
+    """"mean" or "median" when a question asks it of three codes or more ("the average payment of the APCM codes").
+
+    >>> asked_statistic("What is the median payment of 99202-99205?", 4), asked_statistic("average of 99213", 1)
+    ('median', '')
+    """
+    m = _STATISTIC.search(text)
+    if not m or codes < 2:
+        return ""
+    return "median" if m.group("median") else "mean"
+
+
 _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
@@ -970,4 +986,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
                         stated=None if volume else asked_stated(text, named or family),
-                        cf_change=asked_cf_change(text) if detection.codes else None)
+                        cf_change=asked_cf_change(text) if detection.codes else None,
+                        statistic=asked_statistic(text, focus))

@@ -552,6 +552,22 @@ def test_codes_paid_under_other_schedules_say_which(backends):
     assert "DMEPOS fee schedule" in text
 
 
+@pytest.mark.parametrize("question, kind", [("What is the average APCM payment in 2026?", "mean"),
+                                            ("What is the median 2026 payment of 99202 through 99205?", "median")])
+def test_a_mean_or_median_of_the_asked_codes_is_computed(backends, question, kind):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = next(f for f in prepared.figures if f.kind is FigureKind.STATISTIC and f.setting == "non-facility")
+    amounts = sorted(r.payment_nonfac for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.proposed)
+    assert sorted(figure.inputs) == amounts and len(amounts) >= 3
+    if kind == "mean":
+        expected = (sum(amounts) / len(amounts)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    else:
+        middle = len(amounts) // 2
+        expected = (amounts[middle] if len(amounts) % 2 else (amounts[middle - 1] + amounts[middle]) / 2).quantize(
+            Decimal("0.01"), ROUND_HALF_UP)
+    assert figure.value == expected and f"the {kind} national non-facility payment" in said(prepared)
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
