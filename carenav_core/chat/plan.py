@@ -943,6 +943,10 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
             return upper.find(filled[code]), code
         return own, ""
     named = tuple(sorted((c for c in detection.codes if c in detection.explicit), key=place))
+    if named and _COMPARE.search(text):
+        # "APCM vs 99490": a family named in words (none of its codes written) is compared by its members
+        worded = [f for f in load_families() if f.key in detection.families and not set(f.codes) & set(named)]
+        named += tuple(c for f in worded for c in f.codes if c not in named and c in detection.codes)
     family = _levels_asked(text, detection) or tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
     # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,

@@ -568,6 +568,11 @@ def test_a_mean_or_median_of_the_asked_codes_is_computed(backends, question, kin
     assert figure.value == expected and f"the {kind} national non-facility payment" in said(prepared)
 
 
+def test_a_family_named_in_words_is_compared_with_a_written_code_by_its_members():
+    assert plan("How does APCM compare to 99490 in 2026?").focus_codes == ("99490", "G0556", "G0557", "G0558")
+    assert plan("What does 99490 pay in 2026?").focus_codes == ("99490",)     # its own family is not added
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
