@@ -574,8 +574,12 @@ def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]
         codes = list(dict.fromkeys(f.codes[0] for f in mine))
         if len(codes) < 2:
             continue
-        best = (min if down else max)(mine, key=lambda f: f.percent)
-        if sum(f.percent == best.percent for f in mine) > 1:
+        # "in dollars" (or RVUs) asks the amount of the change; otherwise its percent
+        amount = bool(re.search(r"\bin (?:dollars?|\$|absolute terms|RVUs?)\b|\bdollar (?:amount|terms)\b", question,
+                                re.IGNORECASE))
+        by = (lambda f: f.value) if amount else (lambda f: f.percent)
+        best = (min if down else max)(mine, key=by)
+        if sum(by(f) == by(best) for f in mine) > 1:
             continue            # a tie names no code
         most = "more" if len(codes) == 2 else "the most"
         # (the codes are named by their figures' own sentences: a sentence names only the codes its label cites)
@@ -586,8 +590,9 @@ def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]
                         f"{'rose' if down else 'fell'} {'less' if len(codes) == 2 else 'the least'}: "
                         f"{_signed(best, best.value, best.percent)} {best.label}.")
             continue
+        measure = ("in dollars" if best.money else "in RVUs") if amount else "in percent"
         said.append(f"{of}, {best.codes[0]}'s {_payment_words(best)} {'fell' if down else 'rose'} "
-                    f"{most} in percent: {_signed(best, best.value, best.percent)} {best.label}.")
+                    f"{most} {measure}: {_signed(best, best.value, best.percent)} {best.label}.")
     return said
 
 

@@ -573,6 +573,16 @@ def test_a_family_named_in_words_is_compared_with_a_written_code_by_its_members(
     assert plan("What does 99490 pay in 2026?").focus_codes == ("99490",)     # its own family is not added
 
 
+def test_which_gained_more_in_dollars_compares_the_amounts_of_the_changes(backends):
+    prepared = prepare("Which gained more in dollars from 2023 to 2026, 99490 or 99214?", backends, today=TODAY)
+    spans = {}
+    for f in prepared.figures:
+        if f.kind is FigureKind.CHANGE and f.setting == "non-facility":
+            spans.setdefault(f.codes[0], f)
+    best = max(spans.values(), key=lambda f: f.value)
+    assert f"{best.codes[0]}'s national non-facility payment rose more in dollars" in said(prepared)
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
