@@ -103,7 +103,8 @@ CASES = [
     ("msp", "income_within_qi1_limit", {"monthly_income": "1821-1836"}, date(2026, 3, 31), F, ()),
     ("msp", "income_within_qi1_limit", {"monthly_income": "1821-1836"}, date(2026, 4, 1), P, ()),
     ("extra_help", "has_medicare", {}, ON, P, ()),
-    ("extra_help", "has_medicare", {"medicare_parts": "none"}, ON, F, ()),
+    ("extra_help", "has_medicare", {"medicare_parts": "none", "age": 60}, ON, F, ()),
+    ("extra_help", "has_medicare", {"medicare_parts": "none"}, ON, U, ()),     # 70: can still enroll in Medicare
     ("extra_help", "has_medicare", {"medicare_parts": None}, ON, U, ("medicare_parts",)),
     ("extra_help", "income_below_150_percent_fpl", {"apple_health": "msp_only", "monthly_income": "8000+"}, ON, P, ()),
     ("extra_help", "income_below_150_percent_fpl", {"monthly_income": None}, ON, U, ("monthly_income",)),

@@ -33,8 +33,12 @@ def has_medicare(profile: Profile, context: Context) -> Verdict:
         said = ", ".join(sorted(profile.medicare_parts)) or "none"
         return Verdict(status=Status.UNKNOWN, reason=f"Medicare parts: {said}, which does not fit the other answers "
                        "(Extra Help and Part D need Part A or B)", needs=("which parts of Medicare they have",))
-    return verdict(bool(profile.medicare_parts & {"A", "B"}),
-                   f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
+    has = bool(profile.medicare_parts & {"A", "B"})
+    if not has and not is_unknown(profile.age) and profile.age >= 65:
+        # 65 or older without Medicare can still enroll (premium Part A through QMB, or Part B); Extra Help follows
+        return Verdict(status=Status.UNKNOWN, reason="no Medicare yet; at 65 or older they can enroll in it, and Extra "
+                       "Help then applies", needs=("whether they enroll in Medicare (Part A or B)",))
+    return verdict(has, f"Medicare parts: {', '.join(sorted(profile.medicare_parts)) or 'none'}")
 
 
 @rule(program=KEY, label="Income within the Extra Help limit after the general income exclusion (or automatic through Medicaid/MSP)", document="extra_help#income-limit",
