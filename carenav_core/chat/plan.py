@@ -687,6 +687,8 @@ def asked_stated(text: str, codes: tuple[str, ...]) -> Decimal | None:
 
 
 _CF_WORDS = r"(?:conversion factor|CF|fee schedule|payment rates?|rates?|payments?)"
+_SUPPOSED = re.compile(r"\b(?:would|if|suppose|supposing|were|what happens|hypothetical|scenario|assuming)\b",
+                       re.IGNORECASE)
 _CF_CHANGE = re.compile(
     rf"(?P<pct>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
     rf"(?P<way>cut|cuts|reduction|decrease|drop|lower|increase|rise|raise|higher|bump|boost|update)\b"
@@ -698,13 +700,17 @@ def asked_cf_change(text: str) -> Decimal | None:
     """A conversion factor change the question supposes, in percent (negative for a cut): "What would a 10% CF cut
     mean for 99214?" -> -10; "if CMS raised the conversion factor by 2.5%" -> 2.5. None when it supposes none.
 
-    >>> asked_cf_change("What would a 10% conversion factor cut mean for 99214?"), asked_cf_change("a 5% increase")
-    (Decimal('-10'), Decimal('5'))
-    >>> asked_cf_change("How did 99214 change by percent?") is None
+    >>> asked_cf_change("What would a 10% conversion factor cut mean for 99214?")
+    Decimal('-10')
+    >>> asked_cf_change("If the CF got a 5% increase, what would 99490 pay?")
+    Decimal('5')
+    >>> asked_cf_change("Was 93888 2.83 percent lower in 2025 than 2024?") is None
     True
     """
     m = _CF_CHANGE.search(text)
-    if not m:
+    # a supposition ("would", "if", "what happens") about the conversion factor, not a change asked about ("Was
+    # 93888 2.83 percent lower in 2025?")
+    if not m or not _SUPPOSED.search(text) or not re.search(r"\bconversion factors?\b|\bCF\b", text, re.IGNORECASE):
         return None
     pct, way = Decimal(m.group("pct") or m.group("pct2")), (m.group("way") or m.group("way2")).lower()
     return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
