@@ -716,7 +716,9 @@ def asked_cf_change(text: str) -> Decimal | None:
     return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
 
 
-_STATISTIC = re.compile(r"\b(?P<mean>average|mean|avg)\b|\b(?P<median>median|middle)\b", re.IGNORECASE)
+# "mean" as a statistic ("the mean payment", "mean of"), not the verb ("I mean shift 100 visits")
+_STATISTIC = re.compile(r"\b(?P<mean>average|avg|(?<=the )mean|mean(?=\s+(?:of|\d{4}|national|non-?facility|facility|"
+                        r"payment|amount|value|rate|work|total|rvu)))\b|\b(?P<median>median)\b", re.IGNORECASE)
 
 
 def asked_statistic(text: str, codes: int) -> str:
@@ -724,6 +726,8 @@ def asked_statistic(text: str, codes: int) -> str:
 
     >>> asked_statistic("What is the median payment of 99202-99205?", 4), asked_statistic("average of 99213", 1)
     ('median', '')
+    >>> asked_statistic("What is the mean 2026 payment of 99212-99215?", 4), asked_statistic("i mean shift 100", 2)
+    ('mean', '')
     """
     m = _STATISTIC.search(text)
     if not m or codes < 2:
