@@ -693,7 +693,9 @@ _CF_CHANGE = re.compile(
     rf"(?P<pct>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
     rf"(?P<way>cut|cuts|reduction|decrease|drop|lower|increase|rise|raise|higher|bump|boost|update)\b"
     rf"|\b(?P<way2>cut|reduce|lower|raise|increase)\w*\s+(?:the\s+)?{_CF_WORDS}\s+by\s+"
-    rf"(?P<pct2>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
+    rf"(?P<pct2>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)"
+    rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped)\s+by\s+"
+    rf"(?P<pct3>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
 
 
 def asked_cf_change(text: str) -> Decimal | None:
@@ -704,6 +706,8 @@ def asked_cf_change(text: str) -> Decimal | None:
     Decimal('-10')
     >>> asked_cf_change("If the CF got a 5% increase, what would 99490 pay?")
     Decimal('5')
+    >>> asked_cf_change("If the conversion factor were cut by 10%, what would 99214 pay?")
+    Decimal('-10')
     >>> asked_cf_change("Was 93888 2.83 percent lower in 2025 than 2024?") is None
     True
     """
@@ -712,7 +716,8 @@ def asked_cf_change(text: str) -> Decimal | None:
     # 93888 2.83 percent lower in 2025?")
     if not m or not _SUPPOSED.search(text) or not re.search(r"\bconversion factors?\b|\bCF\b", text, re.IGNORECASE):
         return None
-    pct, way = Decimal(m.group("pct") or m.group("pct2")), (m.group("way") or m.group("way2")).lower()
+    pct = Decimal(m.group("pct") or m.group("pct2") or m.group("pct3"))
+    way = (m.group("way") or m.group("way2") or m.group("way3")).lower()
     return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
 
 
