@@ -603,7 +603,7 @@ def _stated(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
 
 
 def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
-    """"What would a 10% conversion factor cut mean for 99214?": each asked code's newest final row in focus, its
+    """"What would a 10% conversion factor cut mean for 99214?": each final row in focus of an asked code, its
     payment at the CF changed by that percent (total RVUs x the changed CF, cents half-up; a locality row scales by
     the same share, its GPCIs unchanged), against its payment now."""
     focus = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and not r.proposed and
