@@ -443,12 +443,19 @@ class GpciSummary:
         values = [getattr(r, part) for r in self.rows]
         return min(values), max(values)
 
+    def _at(self, part: str, value: Decimal) -> str:
+        """The localities whose `part` index is `value` ("SAN JOSE (CA)", "ALASKA (AK) and 2 others")."""
+        found = [f"{r.name.strip()} ({r.state})" for r in self.rows if getattr(r, part) == value]
+        more = len(found) - 1
+        return found[0] if not more else f"{found[0]} and {more} other{'s' if more > 1 else ''}"
+
     def sentences(self) -> list[str]:
         cy = self.rows[0].cy
         said = [f"In CY {cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
                 f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
-        ranges = ", ".join(f"{name} {low} to {high}" for (part, name), (low, high) in
-                           zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
+        # each range with the localities at its ends: "which locality has the highest PE GPCI?" is answered by it
+        ranges = ", ".join(f"{name} {low} ({self._at(part, low)}) to {high} ({self._at(part, high)})"
+                           for (part, name), (low, high) in zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
         said.append(f"Across the {len(self.rows)} payment localities of the CY {cy} GPCI file the indices range: "
                     f"{ranges} {self.label}.")
         return said
@@ -459,8 +466,11 @@ class GpciSummary:
         found = [_GpciFact(label=r.label, values=(r.work, r.pe, r.mp, Decimal(r.cy)),
                            said=f"{words} {r.name} {r.state} {r.key} CY {r.cy}") for r in self.rows if r.asked]
         ranges = tuple(v for p, _ in _COMPONENTS for v in self._range(p))
-        found.append(_GpciFact(label=self.label, values=ranges + (Decimal(len(self.rows)), Decimal(self.rows[0].cy)),
-                               said=f"{words} CY {self.rows[0].cy} payment"))
+        ends = " ".join(self._at(p, v) for p, _ in _COMPONENTS for v in self._range(p))
+        counts = tuple(Decimal(n) for n in re.findall(r"(\d+) others?", ends))
+        found.append(_GpciFact(label=self.label, values=ranges + counts + (Decimal(len(self.rows)),
+                                                                             Decimal(self.rows[0].cy)),
+                               said=f"{words} CY {self.rows[0].cy} payment {ends} other others"))
         return tuple(found)
 
     def sources(self) -> tuple[Source, ...]:

@@ -1,6 +1,7 @@
 """Conversion-factor questions: the amounts come from data/pfs_rules.toml through code, before any prose; the prose
 states them with their labels and the output guard holds a model to them (real pipeline, real stores, the real
 `ollama` client against the scripted loopback double)."""
+import re
 from datetime import date
 from decimal import Decimal
 
@@ -230,7 +231,9 @@ def test_a_gpci_question_answers_with_the_places_indices_from_the_gpci_file(back
     text = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
     assert "work GPCI of 1.050, a practice expense (PE) GPCI of 1.227 and a malpractice (MP) GPCI of 0.817 " \
            "[GPCI2026 WA 02]" in text
-    assert "work 1.000 to 1.500" in text and not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    # each range names its ends' localities ("which locality has the highest PE GPCI?" is answered by it)
+    assert re.search(r"work 1\.000 \([A-Z].*?\) to 1\.500 \(ALASKA \(AK\)\)", text)
+    assert not any(isinstance(e, TokenEvent) and e.withheld for e in events)
     evidence = build_evidence([], [], prepare("GPCI for Seattle 2026", backends).checked)
     assert check_sentence("Seattle's work GPCI is 1.500 [GPCI2026 WA 02].", evidence)    # Alaska's floor, not Seattle's
     assert check_sentence("Seattle's work GPCI is 1.050 [GPCI2026 WA 02].", evidence) == ()
