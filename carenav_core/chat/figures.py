@@ -200,6 +200,22 @@ def _differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
     return figures
 
 
+def _crossed(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """The first code in its year minus the second code in its year (final rows, the same place)."""
+    (a, ya), (b, yb) = plan.crossed
+    finals = [r for r in modifier_rows(rows, plan.modifier) if not r.proposed and r.in_focus]
+    figures = []
+    for place in dict.fromkeys(r.locality for r in finals):
+        first = next((r for r in finals if r.hcpcs == a and r.cy == ya and r.locality == place), None)
+        second = next((r for r in finals if r.hcpcs == b and r.cy == yb and r.locality == place), None)
+        if first and second:
+            text = f"[computed: {_name(first)} CY{ya} − {_name(second)} CY{yb}, {_short(first.label)} · " \
+                   f"{_short(second.label)}]"
+            figures += _pair(FigureKind.DIFFERENCE, text, (f"{_name(first)} in CY{ya}", f"{_name(second)} in CY{yb}"),
+                             (first, second), plan)
+    return figures
+
+
 def _changes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """Per focus code: first asked final year to last, each consecutive step, and final → proposed."""
     figures = []
@@ -673,6 +689,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code
         figures += _bundles(rows, plan)
+    elif plan.crossed:          # "99213 in 2026 vs 99214 in 2025": that pair, not each year's code-minus-code
+        figures += _crossed(rows, plan)
     elif Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
         figures += _differences(rows, plan)
     if len(plan.places) > 1 and not plan.ambiguous_place:

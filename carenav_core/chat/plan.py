@@ -146,6 +146,7 @@ class QuestionPlan:
     stated: Decimal | None = None        # "my MAC paid $92.03 for 99213 — does that match?": an amount to check
     cf_change: Decimal | None = None     # "what would a 10% conversion factor cut mean for 99214": -10 (percent)
     statistic: str = ""                  # "the average APCM payment", "median of 99202-99205": "mean" or "median"
+    crossed: tuple[tuple[str, int], ...] = ()   # "99213 in 2026 vs 99214 in 2025": ((code, year), (code, year))
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
 
     @property
@@ -740,6 +741,27 @@ def asked_statistic(text: str, codes: int) -> str:
     return "median" if m.group("median") else "mean"
 
 
+_CROSSED = re.compile(r"\b(?P<a>[0-9A-Z]\d{3}[0-9A-Z])(?:'s)?\s+(?:\w+\s+){0,2}?(?:in\s+|for\s+)?(?:CY\s?)?(?P<ya>20[1-3]\d)\b"
+                      r".{0,40}?\b(?:vs\.?|versus|compared? (?:to|with)|against|and|or|with)\s+(?:the\s+)?"
+                      r"(?P<b>[0-9A-Z]\d{3}[0-9A-Z])(?:'s)?\s+(?:\w+\s+){0,2}?(?:in\s+|for\s+)?(?:CY\s?)?"
+                      r"(?P<yb>20[1-3]\d)\b", re.IGNORECASE)
+
+
+def asked_crossed(text: str) -> tuple[tuple[str, int], ...]:
+    """Two codes each with its own year ("99213 in 2026 vs 99214 in 2025"): ((code, year), (code, year)); () when
+    the codes or the years are the same, or the question pairs no code with a year.
+
+    >>> asked_crossed("How does 99213 in 2026 compare with 99214 in 2025?")
+    (('99213', 2026), ('99214', 2025))
+    >>> asked_crossed("99213 vs 99214 in 2025 and 2026")
+    ()
+    """
+    m = _CROSSED.search(text)
+    if not m or m.group("a").upper() == m.group("b").upper() or m.group("ya") == m.group("yb"):
+        return ()
+    return (m.group("a").upper(), int(m.group("ya"))), (m.group("b").upper(), int(m.group("yb")))
+
+
 _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
@@ -1006,4 +1028,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
                         stated=None if volume else asked_stated(text, named or family),
                         cf_change=asked_cf_change(text) if detection.codes else None,
-                        statistic=asked_statistic(text, focus))
+                        statistic=asked_statistic(text, focus),
+                        crossed=asked_crossed(text) if len(named) == 2 else ())

@@ -583,6 +583,17 @@ def test_which_gained_more_in_dollars_compares_the_amounts_of_the_changes(backen
     assert f"{best.codes[0]}'s national non-facility payment rose more in dollars" in said(prepared)
 
 
+@pytest.mark.parametrize("question", ["How does 99213 in 2026 compare with 99214 in 2025?",
+                                      "99213 2026 vs 99214 2025 nf"])
+def test_two_codes_each_in_its_own_year_are_compared_as_asked(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    rows = {(r.hcpcs, r.cy): r for r in prepared.rows if not r.proposed and not r.locality}
+    crossed = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE]
+    assert crossed and all("99213 CY2026 − 99214 CY2025" in f.label for f in crossed)
+    nonfac = next(f for f in crossed if f.setting == "non-facility")
+    assert nonfac.value == rows[("99213", 2026)].payment_nonfac - rows[("99214", 2025)].payment_nonfac
+
+
 def test_a_misspelt_place_is_priced_as_read_and_says_so(backends):
     prepared = prepare("What does 99214 pay in Seatle in 2026?", backends, today=TODAY)
     assert {r.locality for r in prepared.rows if r.in_focus} == {"WA 02 SEATTLE (KING CNTY)"}
