@@ -20,7 +20,7 @@ from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
                                        asks_variant_gap, factor_sentences, gpci_summary)
 from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
-                                       families_compared, measured_fields, stated)
+                                       families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
@@ -356,10 +356,9 @@ def _what_if_sentence(figure: Figure) -> str:
     """'In CY2026, at a conversion factor 10% lower ($30.0608), 99214's national non-facility payment would be $122.05
     instead of $135.61 (−$13.56) [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
-    cf = figure.how.split("$")[-1]
     way = "lower" if figure.value < 0 else "higher"
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}at a conversion factor {abs(figure.percent)}% {way} "
-            f"(${cf}), {figure.codes[0]}'s {_payment_words(figure)} would be {_money(figure.inputs[1])} instead of "
+            f"({figure.how}), {figure.codes[0]}'s {_payment_words(figure)} would be {_money(figure.inputs[1])} instead of "
             f"{_money(figure.inputs[0])} ({_signed(figure, figure.value, None)}) {figure.label}.")
 
 
@@ -544,16 +543,9 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
         listed_ = ", ".join(f"{_code(r, False)} {_money(stated(r, field)) if money else stated(r, field)} {r.label}"
                             for r in ranked)
         left = [r for r in focus if stated(r, field) is None and getattr(r, field) is not None]
-        out = f" ({listed([_code(r, False) for r in left])} left out: {_left_out(left, field)})" if left else ""
+        out = f" ({listed([_code(r, False) for r in left])} left out: {left_out_reason(left, field)})" if left else ""
         said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}{out}.")
     return said
-
-
-def _left_out(rows: Sequence[ValuationRow], field: str) -> str:
-    """Why rows with an amount in the file are not ranked or summed (see figures.stated)."""
-    if any(r.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED for r in rows) and field.startswith("payment"):
-        return "no national fee schedule payment (status " + ", ".join(sorted({r.status for r in rows})) + ")"
-    return f"the file marks {'their' if len(rows) > 1 else 'its'} {'facility' if 'fac' in field and 'nonfac' not in field else 'non-facility'} PE NA"
 
 
 _DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")

@@ -73,8 +73,8 @@ class Figure:
             self.kind is FigureKind.TOTAL else ()
 
     def written(self) -> tuple[Decimal, ...]:
-        """The numbers a figure's arithmetic states: a volume's counts ("100 a month × 12 months"), a what-if's percent
-        and conversion factor ("10% → $30.0608")."""
+        """The numbers a figure's arithmetic states: a volume's counts ("100 a month × 12 months"), a what-if's changed
+        conversion factor ("$30.0608")."""
         return tuple(Decimal(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", self.how))
 
     def words(self) -> str:
@@ -139,6 +139,15 @@ def stated(row: ValuationRow, field: str) -> Decimal | None:
     if flag and getattr(row, flag) == "NA":
         return None
     return getattr(row, field)
+
+
+def left_out_reason(rows: Sequence[ValuationRow], field: str) -> str:
+    """Why rows with an amount of `field` in the file have none to compute with (see `stated`): no national payment
+    (their statuses), or the setting marked NA."""
+    if field.startswith("payment") and any(r.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED for r in rows):
+        return "no national fee schedule payment (status " + ", ".join(sorted({r.status for r in rows})) + ")"
+    setting = "non-facility" if "nonfac" in field else "facility"
+    return f"the file marks {'their' if len(rows) > 1 else 'its'} {setting} PE NA"
 
 
 def measured_fields(plan: QuestionPlan) -> tuple[tuple[str, str], ...]:
@@ -286,16 +295,15 @@ def _payable_part(chosen: tuple[ValuationRow, ...], names: tuple[str, ...], text
         if setting in done:
             continue
         kept = [(r, n) for r, n in zip(chosen, names) if stated(r, field) is not None]
-        left = [n for r, n in zip(chosen, names) if stated(r, field) is None and getattr(r, field) is not None]
+        left = [(r, n) for r, n in zip(chosen, names) if stated(r, field) is None and getattr(r, field) is not None]
         if not kept or not left:
             continue
         amounts = tuple(stated(r, field) * counts.get(r.hcpcs, 1) for r, _ in kept)
         figures.append(Figure(kind=FigureKind.TOTAL, label=text, codes=tuple(n for _, n in kept),
                               rows=tuple(r.label for r, _ in kept), setting=setting, inputs=amounts,
                               value=_cents(sum(amounts, Decimal(0))), percent=None, place=kept[0][0].locality,
-                              how=f"{' and '.join(left)} {'is' if len(left) == 1 else 'are'} left out: no "
-                                  f"{setting} amount to add (the file marks "
-                                  f"{'its' if len(left) == 1 else 'their'} {setting} PE NA, or no national payment)"))
+                              how=f"{' and '.join(n for _, n in left)} {'is' if len(left) == 1 else 'are'} left "
+                                  f"out: {left_out_reason([r for r, _ in left], field)}"))
     return figures
 
 
@@ -638,7 +646,7 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                   f"{abs(plan.cf_change)}% {'lower' if plan.cf_change < 0 else 'higher'}, "
                                   f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
                                   inputs=(now, then), value=_cents(then - now), percent=plan.cf_change,
-                                  place=row.locality, how=f"{abs(plan.cf_change)}% → ${cf}"))
+                                  place=row.locality, how=f"${cf}"))
     return figures
 
 

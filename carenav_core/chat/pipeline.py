@@ -46,10 +46,9 @@ from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
-from carenav_core.pfs.lookup import newest_final_cy
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ValuationRow, modifier_rows
-from carenav_core.pfs.valuation import value
+from carenav_core.pfs.valuation import newest_final_cy, value
 from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
 
@@ -439,8 +438,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
     plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
-    warnings += missing_years_note(rows, plan, _newest_final(backends)) + missing_modifier_note(rows, plan) + \
-        other_modifier_note(rows, plan)
+    warnings += missing_years_note(rows, plan, _newest_final(backends) if rows else 0) + \
+        missing_modifier_note(rows, plan) + other_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted

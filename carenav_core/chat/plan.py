@@ -531,7 +531,7 @@ def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     return ()
 
 
-_SHARE_WORDS = re.compile(r"\b(?:percent(?:age)?|share|proportion|fraction|portion|part|%)\b|%", re.IGNORECASE)
+_SHARE_WORDS = re.compile(r"\b(?:percent(?:age)?|share|proportion|fraction|portion|part)\b|%", re.IGNORECASE)
 _COMPONENTS = (("pe", re.compile(r"\bpractice[\s-]expenses?\b|\bPE\b", re.IGNORECASE)),
                ("mp", re.compile(r"\bmalpractice\b|\bprofessional liability\b|\bMP\b|\bPLI\b", re.IGNORECASE)),
                ("work", re.compile(r"\bwork\b|\bphysician work\b", re.IGNORECASE)))
@@ -728,7 +728,7 @@ _STATISTIC = re.compile(r"\b(?P<mean>average|avg|(?<=the )mean|mean(?=\s+(?:of|\
 
 
 def asked_statistic(text: str, codes: int) -> str:
-    """"mean" or "median" when a question asks it of three codes or more ("the average payment of the APCM codes").
+    """"mean" or "median" when a question asks it of two codes or more ("the average payment of the APCM codes").
 
     >>> asked_statistic("What is the median payment of 99202-99205?", 4), asked_statistic("average of 99213", 1)
     ('median', '')

@@ -105,7 +105,7 @@ def figure_line(figure: Figure) -> str:
         return f"{figure.label} {figure.how} share of the {what}: {figure.value}% = {figure.inputs[0]} / {figure.inputs[1]}."
     if figure.kind is FigureKind.WHAT_IF:        # "at a CF 10% lower ($30.0608): $122.05 instead of $135.61"
         return (f"{figure.label} {what}: at a conversion factor changed by {figure.percent}% "
-                f"(${figure.how.split('$')[-1]}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
+                f"({figure.how}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
                 f"change {shown(figure.value)}.")
     if figure.kind is FigureKind.VOLUME:         # "volume $64,536.00 = 1,200 × $53.78 (100 a month × 12 months)"
         how = f" ({figure.how})" if figure.how else ""

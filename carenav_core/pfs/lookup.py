@@ -33,11 +33,6 @@ def releases(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-def newest_final_cy(con: duckdb.DuckDBPyConnection) -> int:
-    """The newest final CY whose RVUs are loaded (0 when none)."""
-    return con.execute("SELECT coalesce(max(cy), 0) FROM current_rvu").fetchone()[0]
-
-
 def build_info(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return dict(con.execute("SELECT key, value FROM build_info").fetchall())
 

@@ -351,8 +351,8 @@ def _allowed_edits(name: str) -> int:
 def _respell(normal: str, hits: list[_Hit], index: _Index, aliases) -> tuple[list[tuple[str, str]],
                                                                        list[tuple[str, tuple[str, ...]]]]:
     """Words after "in", "at", "vs", ... that no hit covers and that are one or two letters from exactly one place
-    name (a locality name or part of one, a city of data/places.toml, a state): the text with that name in their
-    place: (written, name) pairs. A near miss as close to several names is listed in `unsure` (written, names)."""
+    name (a locality name or part of one, a city of data/places.toml, a state): (written, name) pairs. A near miss
+    as close to several names is listed in `unsure` (written, names)."""
     vocabulary: dict[int, set[str]] = {}
     for name in list(index.names) + list(aliases) + [n for n in STATE_CODES if "/" not in n]:
         vocabulary.setdefault(len(name.split()), set()).add(name)
@@ -406,10 +406,11 @@ def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], co
     (`PlaceMatch.respelled` says so)."""
     aliases = load_city_aliases() if aliases is None else aliases
     index = _index(tuple(localities), tuple(counties))
-    hits = _hits(text, _normal(text), text, index, aliases)
-    respelled, unsure = _respell(_normal(text), hits, index, aliases)
+    normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
+    hits = _hits(text, normal, text, index, aliases)
+    respelled, unsure = _respell(normal, hits, index, aliases)
     if not respelled:
-        return _match(text, _normal(text), text, hits, index, unsure=unsure)
+        return _match(text, normal, text, hits, index, unsure=unsure)
     # the original with the names in place keeps its capitals elsewhere (", WA", "Birmingham AL" are read on it)
     original = _recase(text, respelled)
     normal = _normal(original)

@@ -30,6 +30,7 @@ class _CodeIndex:
     row positions of each code: a lookup is a dictionary hit and a `take` of a few rows."""
     table: pa.Table
     positions: dict[str, list[int]]
+    newest_final: int = 0          # the newest final CY of the build (a code missing from it was deleted or replaced)
 
     def records(self, codes: list[str], modifiers: bool) -> list[dict]:
         rows = [i for code in codes for i in self.positions.get(code, ())]
@@ -51,10 +52,17 @@ def _code_index(con: duckdb.DuckDBPyConnection) -> _CodeIndex:
             positions: dict[str, list[int]] = defaultdict(list)
             for position, code in enumerate(table.column("hcpcs").to_pylist()):
                 positions[code].append(position)
-            _indexes[build_id] = _CodeIndex(table=table, positions=dict(positions))
+            finals = [cy for cy, kind in zip(table.column("cy").to_pylist(), table.column("kind").to_pylist())
+                      if kind == "final"]
+            _indexes[build_id] = _CodeIndex(table=table, positions=dict(positions), newest_final=max(finals, default=0))
             while len(_indexes) > 2:
                 _indexes.popitem(last=False)
         return _indexes[build_id]
+
+
+def newest_final_cy(con: duckdb.DuckDBPyConnection) -> int:
+    """The newest final CY whose RVUs the build holds (0 when none), read from the build's cached index."""
+    return _code_index(con).newest_final
 
 
 def open_reader(path: Path) -> duckdb.DuckDBPyConnection:
