@@ -626,12 +626,15 @@ def _stated(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     return figures
 
 
-def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence[Figure] = ()) -> list[Figure]:
     """"What would a 10% conversion factor cut mean for 99214?": each final row in focus of an asked code, its
     payment at the CF changed by that percent (total RVUs x the changed CF, cents half-up; a locality row scales by
-    the same share, its GPCIs unchanged), against its payment now."""
+    the same share, its GPCIs unchanged), against its payment now; at the volume the question prices ("50 patients a
+    month ... per year": `volumes`, one row's VOLUME figures), that many times."""
     focus = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and not r.proposed and
              r.hcpcs in plan.focus_codes and r.cf]
+    billed = {(f.rows[0], setting): f.counts[0] for f in volumes if len(f.rows) == 1
+              for setting in f.setting.split(" and ")}
     figures = []
     for row in focus:
         cf = (row.cf * (1 + plan.cf_change / 100)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
@@ -642,11 +645,14 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
             total = getattr(row, "total_nonfac" if field == "payment_nonfac" else "total_fac")
             # nationally total RVUs x the changed CF, as the file's payments are; a locality's amount scales alike
             then = payment(total, cf) if not row.locality and total is not None else _cents(now * cf / row.cf)
-            figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {_name(row)} at a CF "
+            count = billed.get((row.label, setting))
+            name = f"{count:,} × {_name(row)}" if count else _name(row)
+            now, then = (now * count, then * count) if count else (now, then)
+            figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {name} at a CF "
                                   f"{abs(plan.cf_change)}% {'lower' if plan.cf_change < 0 else 'higher'}, "
-                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                                  f"{_short(row.label)}]", codes=(name,), rows=(row.label,), setting=setting,
                                   inputs=(now, then), value=_cents(then - now), percent=plan.cf_change,
-                                  place=row.locality, how=f"${cf}"))
+                                  place=row.locality, how=f"${cf}", counts=(count,) if count else ()))
     return figures
 
 
@@ -689,8 +695,10 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _shares(rows, plan)
     if plan.stated is not None:
         figures += _stated(rows, plan)
-    if plan.cf_change is not None:
-        figures += _what_if(rows, plan)
+    volumes = _volumes(rows, plan)
+    # a supposed CF change (at the volume asked, when one is) is what was asked: it leads
+    what_if = _what_if(rows, plan, [f for f in volumes if f.kind is FigureKind.VOLUME]) \
+        if plan.cf_change is not None else []
     if plan.statistic:
         figures += _statistics(rows, plan)
     if plan.setting_gap:
@@ -709,4 +717,4 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _changes(rows, plan)
     if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units) and not plan.bundles:
         figures += _totals(rows, plan)
-    return tuple(_volumes(rows, plan) + figures)        # a volume asked is what the question asks: it leads
+    return tuple(what_if + volumes + figures)        # a volume asked is what the question asks: it leads next

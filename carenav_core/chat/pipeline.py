@@ -444,7 +444,9 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
     figures = compute_figures(rows, plan)
-    factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) if valuation \
+    # a supposed CF change ("if the conversion factor were cut by 3%") asks what it does, not the CF table
+    factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
+        if valuation and plan.cf_change is None \
         else ((), (), (), ())
     warnings += noted + _other_payer_note(text, rows, factors) + \
         _no_code_note(text, detection, factors, anesthesia, gpci)

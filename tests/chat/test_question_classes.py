@@ -547,6 +547,18 @@ def test_a_supposed_conversion_factor_change_is_priced(backends, question, chang
     assert f"would be ${payment(row.total_nonfac, cf)} instead of ${row.payment_nonfac}" in said(prepared)
 
 
+def test_a_supposed_conversion_factor_change_at_a_volume_is_priced_at_that_volume_and_leads(backends):
+    prepared = prepare("How much would we lose per year on 50 CCM patients a month billing 99490 if the conversion "
+                       "factor were cut by 3%?", backends, today=TODAY)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99490" and r.cy == 2026 and not r.proposed)
+    cf = (row.cf * Decimal("0.97")).quantize(Decimal("0.0001"), ROUND_HALF_UP)
+    first = prepared.figures[0]
+    assert first.kind is FigureKind.WHAT_IF and first.counts == (600,) and first.setting == "non-facility"
+    assert first.inputs == (row.payment_nonfac * 600, payment(row.total_nonfac, cf) * 600)
+    assert not prepared.factors                       # the CF table is not what a supposed change asks
+    assert f"600 × 99490 would bring in ${payment(row.total_nonfac, cf) * 600:,}" in said(prepared)
+
+
 def test_codes_paid_under_other_schedules_say_which(backends):
     text = said(prepare("What does Medicare pay for E1130?", backends, today=TODAY))
     assert "DMEPOS fee schedule" in text
