@@ -375,10 +375,23 @@ def _statistic_sentence(figure: Figure) -> str:
             f"(of {', '.join(_amount(figure, a) for a in figure.inputs)}) {figure.label}.")
 
 
+def _rate_sentence(figure: Figure) -> str:
+    """'In CY2026, 99490's national non-facility payment of $66.13 is $198.39 an hour at its 20 minutes (descriptor
+    “Chrnc care mgmt staff 1st 20”; more time on the service lowers it) [computed: 99490 per hour, ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    unit = "an hour" if "per hour" in figure.label else "a minute"
+    amount, minutes = figure.inputs
+    time = f"the {minutes} minutes the question gives" if figure.how == "the question gives" else \
+        f"its {minutes} minutes ({figure.how})"
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {_payment_words(figure)} of "
+            f"{_amount(figure, amount)} is {_amount(figure, figure.value)} {unit} at {time}; more time on the service "
+            f"lowers it {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
-         FigureKind.STATISTIC: _statistic_sentence}
+         FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -33,6 +33,7 @@ class FigureKind(StrEnum):
     STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
+    RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +64,8 @@ class Figure:
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
         found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each(), *self.written()]
+        if self.kind is FigureKind.RATE and "per hour" in self.label:
+            found.append(Decimal(60))           # "$66.13 × 60 ÷ 20 minutes"
         if self.percent is not None:
             found += [self.percent, abs(self.percent)]
         return tuple(found)
@@ -95,7 +98,9 @@ class Figure:
                                    "locality GPCIs setting",
                 FigureKind.WHAT_IF: "conversion factor cut increase lower higher would be instead of change percent "
                                     "if at",
-                FigureKind.STATISTIC: "mean average median middle of codes amounts payment"}[self.kind]
+                FigureKind.STATISTIC: "mean average median middle of codes amounts payment",
+                FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
+                                 "question at its of"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -685,6 +690,62 @@ def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure
     return figures
 
 
+# Minutes in a CMS short descriptor: "Chrnc care mgmt staff 1st 20", "Rpm tx mgmt ea addl 20 min", "Psytx w pt 60
+# minutes"; not a range ("Eeg 41-60 minutes"), a bound ("Anesthe <60 min", "60 min/>") or a window ("w/in 30min")
+_DESCRIPTOR_MINUTES = re.compile(r"(?<![\d<>=-])(?<!in )(?<!in)(?P<n>\d{1,3})\s*(?:min|mins|minutes)\b(?!\s*/?>)"
+                                 r"|\b1st (?P<first>\d{1,3})$", re.IGNORECASE)
+
+
+def descriptor_minutes(description: str) -> int | None:
+    """The minutes a code's short descriptor gives its service, when it gives one number of them.
+
+    >>> descriptor_minutes("Chrnc care mgmt staff 1st 20"), descriptor_minutes("Office o/p est low 20 min")
+    (20, 20)
+    >>> descriptor_minutes("Eeg 41-60 minutes"), descriptor_minutes("Anesthe <60 min as docd")
+    (None, None)
+    >>> descriptor_minutes("Adv prim care mgmt lvl 1"), descriptor_minutes("1 bodytemp >=35.5cw/in 30min")
+    (None, None)
+    """
+    found = {int(m.group("n") or m.group("first")) for m in _DESCRIPTOR_MINUTES.finditer(description.strip())}
+    if re.search(r"\d\s*-\s*\d+\s*min", description, re.IGNORECASE):
+        return None
+    return found.pop() if len(found) == 1 and 0 not in found else None
+
+
+def _rates(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is 99490 worth per hour?": per row in focus of an asked code, its amount in each measure asked divided by
+    the code's minutes (those the question gives its one code, else its short descriptor's) and, per hour, times 60;
+    cents half-up. A code with no minutes to divide by gets no figure (`timeless_codes` names it)."""
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.hcpcs not in plan.focus_codes:
+            continue
+        minutes = plan.minutes or descriptor_minutes(row.description)
+        if not minutes:
+            continue
+        source = "the question gives" if plan.minutes else f"descriptor “{row.description.strip()}”"
+        for setting, field in measured_fields(plan):
+            amount = stated(row, field)
+            if amount is None:
+                continue
+            per = amount * 60 / minutes if plan.rate == "hour" else amount / minutes
+            value = _cents(per) if "RVU" not in setting else per.quantize(CENT, rounding=ROUND_HALF_UP)
+            figures.append(Figure(kind=FigureKind.RATE, label=f"[computed: {_name(row)} per {plan.rate}, "
+                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                                  inputs=(amount, Decimal(minutes)), value=value, percent=None, place=row.locality,
+                                  how=source))
+    return figures
+
+
+def timeless_codes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[str, ...]:
+    """The asked codes a rate per hour or minute cannot be computed for: the question gives no minutes and their short
+    descriptor no single number of them ("Adv prim care mgmt lvl 1", "Chrnc care mgmt staf ea addl")."""
+    if not plan.rate or plan.minutes:
+        return ()
+    return tuple(dict.fromkeys(r.hcpcs for r in modifier_rows(rows, plan.modifier) if r.in_focus and
+                               r.hcpcs in plan.focus_codes and not descriptor_minutes(r.description)))
+
+
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:
     """The figures the plan asks for (comparison, trend, total), from rows marked `in_focus`. Families compared
     without a code get no code-by-code differences: the first member minus every other member answers nothing."""
@@ -701,6 +762,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         if plan.cf_change is not None else []
     if plan.statistic:
         figures += _statistics(rows, plan)
+    if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
+        what_if = _rates(rows, plan) + what_if
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

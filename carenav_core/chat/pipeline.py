@@ -29,7 +29,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesi
                                        asks_anesthesia, asks_conversion_factor, asks_gpci, factor_sources,
                                        gpci_summary, in_focus, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import compute_figures
+from carenav_core.chat.figures import compute_figures, timeless_codes
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, listed,
                                     narrowed_by_descriptor, plan_question)
@@ -147,6 +147,19 @@ def other_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tup
     if not notes:           # the indicator the modifier turns on is asked, and the answer states it
         return ()
     return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=". ".join(notes) + "."),)
+
+
+def timeless_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """A rate per hour or minute asked of codes whose time the data do not give: said, with how to ask for it."""
+    codes = timeless_codes(rows, plan)
+    if not codes:
+        return ()
+    descriptors = {r.hcpcs: r.description.strip() for r in rows if r.hcpcs in codes}
+    each = "; ".join(f"{c}: “{descriptors[c]}”" for c in codes)
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+        f"No rate per {plan.rate} is computed for {listed(list(codes))}: the fee schedule file's short descriptor "
+        f"gives no single number of minutes ({each}); name the minutes in the question (\"{codes[0]} at 30 minutes, "
+        f"per {plan.rate}\").")),)
 
 
 def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
@@ -444,6 +457,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
     figures = compute_figures(rows, plan)
+    warnings += timeless_note(rows, plan)
     # a supposed CF change ("if the conversion factor were cut by 3%") asks what it does, not the CF table
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
         if valuation and plan.cf_change is None \

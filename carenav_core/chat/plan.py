@@ -148,6 +148,8 @@ class QuestionPlan:
     statistic: str = ""                  # "the average APCM payment", "median of 99202-99205": "mean" or "median"
     crossed: tuple[tuple[str, int], ...] = ()   # "99213 in 2026 vs 99214 in 2025": ((code, year), (code, year))
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
+    rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
+    minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -184,7 +186,9 @@ class QuestionPlan:
         parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
         counted = ("billed " + listed([f"{n} × {code}" for code, n in self.units])) if self.units else ""
         volume = f"at a volume of {self.volume.describe()}" if self.volume else ""
-        return "; ".join(part for part in (self._what(), why, modifier, parts, counted, volume, said, where,
+        rate = (f"the amount per {self.rate}" + (f" at {self.minutes} minutes" if self.minutes else "")) \
+            if self.rate else ""
+        return "; ".join(part for part in (self._what(), why, modifier, parts, counted, volume, rate, said, where,
                                            self._when(),
                                            self.setting.value) if part)
 
@@ -741,6 +745,42 @@ def asked_statistic(text: str, codes: int) -> str:
     return "median" if m.group("median") else "mean"
 
 
+_RATE = re.compile(r"(?:\bper|\ban?|\beach|\bby the|/)[\s-]*(?P<unit>hour|hr|minute|min)\b|\b(?P<unit2>hourly)\b"
+                   r"|\b(?P<unit3>hour|minute)ly\s+(?:rate|pay|payment|equivalent)", re.IGNORECASE)
+_RATE_NOT = re.compile(r"\b(?:spen[dt]|spending|takes?|took|lasts?|lasted|within|in)\s+(?:an?|one)\s+(?:hour|minute)\b",
+                       re.IGNORECASE)
+_MINUTES = re.compile(r"\b(?P<n>\d{1,3})[- ]?(?:min|mins|minutes?)\b", re.IGNORECASE)
+
+
+def asked_rate(text: str) -> str:
+    """"hour" or "minute" when the question asks a payment per unit of time ("what is 99490 worth per hour",
+    "hourly rate of 99497", "per-minute rate"); "" otherwise, and for time spent ("if I spend an hour on CCM").
+
+    >>> asked_rate("What is 99490 worth per hour in 2026?"), asked_rate("Per-minute rate for 99497?")
+    ('hour', 'minute')
+    >>> asked_rate("If I spend an hour on CCM for one patient, what do I bill?"), asked_rate("99213 in 2026")
+    ('', '')
+    """
+    m = _RATE.search(text)
+    if not m:
+        return ""
+    if _RATE_NOT.search(text) and not re.search(r"\bper\b|\bhourly\b|\brate\b|/\s*(?:hr|hour|min)", text, re.IGNORECASE):
+        return ""
+    unit = (m.group("unit") or m.group("unit2") or m.group("unit3")).lower()
+    return "hour" if unit.startswith("h") else "minute"
+
+
+def asked_minutes(text: str) -> int | None:
+    """The minutes a question gives its code ("a 40-minute 99215", "99490 (20 minutes)"): one number of minutes,
+    none when it gives none or several.
+
+    >>> asked_minutes("What is 99490 (20 minutes) worth per hour?"), asked_minutes("99213 per hour")
+    (20, None)
+    """
+    found = {int(m.group("n")) for m in _MINUTES.finditer(text)}
+    return found.pop() if len(found) == 1 and 0 not in found else None
+
+
 _CROSSED = re.compile(r"\b(?P<a>[0-9A-Z]\d{3}[0-9A-Z])(?:'s)?\s+(?:\w+\s+){0,2}?(?:in\s+|for\s+)?(?:CY\s?)?(?P<ya>20[1-3]\d)\b"
                       r".{0,40}?\b(?:vs\.?|versus|compared? (?:to|with)|against|and|or|with)\s+(?:the\s+)?"
                       r"(?P<b>[0-9A-Z]\d{3}[0-9A-Z])(?:'s)?\s+(?:\w+\s+){0,2}?(?:in\s+|for\s+)?(?:CY\s?)?"
@@ -1029,4 +1069,6 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         stated=None if volume else asked_stated(text, named or family),
                         cf_change=asked_cf_change(text) if detection.codes else None,
                         statistic=asked_statistic(text, focus),
-                        crossed=asked_crossed(text) if len(named) == 2 else ())
+                        crossed=asked_crossed(text) if len(named) == 2 else (),
+                        rate=asked_rate(text) if detection.codes else "",
+                        minutes=asked_minutes(text) if focus == 1 else None)

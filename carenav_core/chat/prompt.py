@@ -107,6 +107,11 @@ def figure_line(figure: Figure) -> str:
         return (f"{figure.label} {what}: at a conversion factor changed by {figure.percent}% "
                 f"({figure.how}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
                 f"change {shown(figure.value)}.")
+    if figure.kind is FigureKind.RATE:           # "per hour $198.39 = $66.13 x 60 / 20 minutes (descriptor ...)"
+        unit = "hour" if "per hour" in figure.label else "minute"
+        times = " x 60" if unit == "hour" else ""
+        return (f"{figure.label} {what}: per {unit} {shown(figure.value)} = {shown(figure.inputs[0])}{times} / "
+                f"{figure.inputs[1]} minutes ({figure.how}).")
     if figure.kind is FigureKind.VOLUME:         # "volume $64,536.00 = 1,200 × $53.78 (100 a month × 12 months)"
         how = f" ({figure.how})" if figure.how else ""
         total = f"${figure.value:,}" if figure.money else f"{figure.value}"

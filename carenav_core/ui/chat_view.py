@@ -56,12 +56,15 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
 
 
 def _unit(figure: Figure) -> str:
-    """'$' for payments and conversion factors, 'RVUs' for relative value units, '×' for a ratio, '%' for a share
-    (one Amount column, sortable)."""
+    """'$' for payments and conversion factors, 'RVUs' for relative value units, '×' for a ratio, '%' for a share,
+    '$/hour' for a rate (one Amount column, sortable)."""
     if figure.kind is FigureKind.RATIO:
         return "×"
     if figure.kind is FigureKind.SHARE:
         return "%"
+    if figure.kind is FigureKind.RATE:
+        per = "hour" if "per hour" in figure.label else "minute"
+        return f"$/{per}" if figure.dollars else f"RVUs/{per}"
     return "$" if figure.dollars else "RVUs"
 
 

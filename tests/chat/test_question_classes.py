@@ -876,3 +876,37 @@ def test_a_volume_across_two_years_states_the_change_of_its_amount_first(backend
     assert change.inputs == (volumes[(change.rows[0], change.setting)], volumes[(change.rows[1], change.setting)])
     assert change.value == change.inputs[1] - change.inputs[0]
     assert change.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))
+
+
+@pytest.mark.parametrize("question, unit, code, minutes", [
+    ("What is 99490 worth per hour in 2026?", "hour", "99490", None),           # the descriptor's "1st 20"
+    ("Hourly rate for 99491 in 2025", "hour", "99491", None),
+    ("What is 99215 per hour if the visit takes 40 minutes?", "hour", "99215", 40),
+    ("Per-minute rate for 99497 (30 min) in 2026?", "minute", "99497", 30),
+])
+def test_a_rate_per_hour_or_minute_divides_the_amount_by_the_codes_minutes(backends, question, unit, code, minutes):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.rate == unit and prepared.plan.minutes == minutes
+    rates = [f for f in prepared.figures if f.kind is FigureKind.RATE]
+    assert rates and prepared.figures[0].kind is FigureKind.RATE           # what was asked leads
+    row = next(r for r in prepared.rows if r.label == rates[0].rows[0] and r.hcpcs == code and not r.mod)
+    time = minutes or int(re.search(r"(\d+)(?: min)?$", row.description.strip()).group(1))
+    amount = row.payment_nonfac if rates[0].setting == "non-facility" else row.payment_fac
+    per = amount * 60 / time if unit == "hour" else amount / time
+    assert rates[0].inputs == (amount, time) and rates[0].value == per.quantize(Decimal("0.01"), ROUND_HALF_UP)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"${rates[0].value} {'an hour' if unit == 'hour' else 'a minute'}" in lead and rates[0].label in lead
+
+
+def test_a_rate_asked_of_a_code_without_minutes_says_what_to_give_instead_of_guessing(backends):
+    prepared = prepare("Hourly rate for G0556 and 99490 in 2026", backends, today=TODAY)
+    assert {f.codes[0] for f in prepared.figures if f.kind is FigureKind.RATE} == {"99490"}
+    note = next(w.message for w in prepared.warnings if w.kind is WarningKind.NOT_IN_DATA)
+    assert "No rate per hour is computed for G0556" in note and "Adv prim care mgmt lvl 1" in note
+    assert said(prepared).lstrip().startswith("No language model") and "No rate per hour" in said(prepared)
+
+
+@pytest.mark.parametrize("question", ["If I spend an hour on CCM for one patient, what do I bill?",
+                                      "Does 99213 take 20 minutes?", "What did 99490 pay in 2026?"])
+def test_time_spent_or_named_is_not_a_rate(question):
+    assert plan(question).rate == ""
