@@ -375,6 +375,21 @@ def _statistic_sentence(figure: Figure) -> str:
             f"(of {', '.join(_amount(figure, a) for a in figure.inputs)}) {figure.label}.")
 
 
+def _components_sentence(figure: Figure) -> str:
+    """'In CY2026, 71046's professional component (71046-26, $10.02) and technical component (71046-TC, $23.05) add up
+    to $33.07 in the national non-facility payment, the same as its global amount ($33.07) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    pc, tc, whole = figure.inputs
+    gap = whole - figure.value
+    against = "the same as its global amount" if gap == 0 else \
+        (f"{_amount(figure, abs(gap))} {'less' if gap > 0 else 'more'} than its global amount")
+    rounded = " (each amount is rounded on its own)" if 0 < abs(gap) <= Decimal("0.02") and figure.money else ""
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[2]}'s professional component "
+            f"({figure.codes[0]}, {_amount(figure, pc)}) and technical component ({figure.codes[1]}, "
+            f"{_amount(figure, tc)}) add up to {_amount(figure, figure.value)} in the {_payment_words(figure)}, "
+            f"{against} ({_amount(figure, whole)}){rounded} {figure.label}.")
+
+
 def _rate_sentence(figure: Figure) -> str:
     """'In CY2026, 99490's national non-facility payment of $66.13 is $198.39 an hour at its 20 minutes (descriptor
     “Chrnc care mgmt staff 1st 20”; more time on the service lowers it) [computed: 99490 per hour, ...].'"""
@@ -391,7 +406,8 @@ def _rate_sentence(figure: Figure) -> str:
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
-         FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence}
+         FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
+         FigureKind.COMPONENTS: _components_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:
@@ -979,8 +995,11 @@ class DeterministicWriter:
         indices = gpci_summary(prepared.gpci)
         if indices:                   # "What is the GPCI for Seattle?": the locality's indices first
             yield from ("- " + s for s in indices.sentences())
+        # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it
+        late = [f for f in prepared.indicators if prepared.plan.components and f.meaning.key == "pctc" and
+                any(g.kind is FigureKind.COMPONENTS for g in prepared.figures)]
         if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first
-            yield from ("- " + f.sentence() for f in prepared.indicators)
+            yield from ("- " + f.sentence() for f in prepared.indicators if f not in late)
         if (prepared.factors or local or indices) and not prepared.rows:
             # the data answered it; rule text only when the question asks about the rule or why (the retrieved
             # paragraphs stay under Sources)
@@ -1008,6 +1027,7 @@ class DeterministicWriter:
             yield from self._answer(prepared, evidence)
             return
         yield from self._answer(prepared, evidence)
+        yield from ("- " + f.sentence() for f in late)
         yield from self._definitions(prepared)
         yield from self._how_valued(prepared, evidence)
 

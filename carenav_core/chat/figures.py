@@ -33,6 +33,7 @@ class FigureKind(StrEnum):
     STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
+    COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component, beside its global amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
 
 
@@ -64,6 +65,8 @@ class Figure:
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
         found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each(), *self.written()]
+        if self.kind is FigureKind.COMPONENTS:
+            found += [self.inputs[2] - self.value, abs(self.inputs[2] - self.value)]     # global − (26 + TC)
         if self.kind is FigureKind.RATE and "per hour" in self.label:
             found.append(Decimal(60))           # "$66.13 × 60 ÷ 20 minutes"
         if self.percent is not None:
@@ -99,6 +102,8 @@ class Figure:
                 FigureKind.WHAT_IF: "conversion factor cut increase lower higher would be instead of change percent "
                                     "if at",
                 FigureKind.STATISTIC: "mean average median middle of codes amounts payment",
+                FigureKind.COMPONENTS: "professional technical component components add up adds sum global "
+                                       "together same as than more less rounded cents each",
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
                                  "question at its of"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
@@ -690,6 +695,26 @@ def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure
     return figures
 
 
+def _components(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"Do 71046-26 and 71046-TC add up to the global?": per asked code and vintage in focus with both component
+    rows and a global row, the two components' amounts added, beside the global amount, in each measure asked."""
+    index = {(r.hcpcs, r.mod, r.label, r.locality): r for r in rows if r.in_focus and r.hcpcs in plan.focus_codes}
+    figures = []
+    for (code, mod, label, place), whole in index.items():
+        pc, tc = index.get((code, "26", label, place)), index.get((code, "TC", label, place))
+        if mod or pc is None or tc is None:
+            continue
+        for setting, field in measured_fields(plan):
+            amounts = (stated(pc, field), stated(tc, field), stated(whole, field))
+            if any(a is None for a in amounts):
+                continue
+            figures.append(Figure(kind=FigureKind.COMPONENTS, label=f"[computed: {code}-26 + {code}-TC vs {code}, "
+                                  f"{_short(label)}]", codes=(f"{code}-26", f"{code}-TC", code),
+                                  rows=(pc.label, tc.label, whole.label), setting=setting, inputs=amounts,
+                                  value=amounts[0] + amounts[1], percent=None, place=place))
+    return figures
+
+
 # Minutes in a CMS short descriptor: "Chrnc care mgmt staff 1st 20", "Rpm tx mgmt ea addl 20 min", "Psytx w pt 60
 # minutes"; not a range ("Eeg 41-60 minutes"), a bound ("Anesthe <60 min", "60 min/>") or a window ("w/in 30min")
 _DESCRIPTOR_MINUTES = re.compile(r"(?<![\d<>=-])(?<!in )(?<!in)(?P<n>\d{1,3})\s*(?:min|mins|minutes)\b(?!\s*/?>)"
@@ -762,6 +787,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         if plan.cf_change is not None else []
     if plan.statistic:
         figures += _statistics(rows, plan)
+    if plan.components:         # both components asked: what they add up to, against the global amount, leads
+        what_if = _components(rows, plan) + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
         what_if = _rates(rows, plan) + what_if
     if plan.setting_gap:

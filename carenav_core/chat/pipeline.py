@@ -89,6 +89,8 @@ def mark_focus(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Valuat
     without one, rows without a modifier."""
     named = set(plan.focus_codes)
     asked = modifier_rows(rows, plan.modifier)
+    if plan.components:         # both components asked: their rows beside the global rows
+        asked += [r for r in rows if r.mod in ("26", "TC")]
     chosen = {id(r) for r in asked}
     rows = asked + [r for r in rows if id(r) not in chosen]          # the asked modifier's rows first
     newest: dict[str, int] = {}
@@ -164,6 +166,12 @@ def timeless_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[War
 
 def missing_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
     """An asked code with no row of the asked modifier ("93000-26": the file prices 93000 only whole) says so."""
+    if plan.components:         # "the professional and technical components of 93000": the file prices it whole
+        lacking = [code for code in plan.focus_codes if any(r.hcpcs == code for r in rows) and
+                   not any(r.hcpcs == code and r.mod in ("26", "TC") for r in rows)]
+        return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=f"The fee schedule has no professional (26) "
+                             f"or technical (TC) component rows for {listed(lacking)}: "
+                             f"{'its' if len(lacking) == 1 else 'their'} global rows are shown."),) if lacking else ()
     if not plan.modifier:
         return ()
     lacking = [code for code in plan.focus_codes if any(r.hcpcs == code for r in rows) and
@@ -443,7 +451,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     detection = detect(text) if valuation else NO_DETECTION
     plan = plan_question(text, detection, today)
     years = years_to_show(plan, backends.settings.years, today)
-    rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier)) if detection.codes \
+    rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
+        if detection.codes \
         else ([], [], ())
     if plan.reasons and not plan.years and plan.since is None and rows:
         # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before

@@ -150,6 +150,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
 
     @property
     def focus_codes(self) -> tuple[str, ...]:
@@ -182,7 +183,8 @@ class QuestionPlan:
                      + (" (the place named matches several localities: all shown)" if self.ambiguous_place else ""))
         said = "with what commenters said" if self.comments else ""
         why = "why it changed (total RVUs and conversion factor)" if self.reasons else ""
-        modifier = f"modifier {self.modifier} rows" if self.modifier else ""
+        modifier = f"modifier {self.modifier} rows" if self.modifier else \
+            ("the professional (26) and technical (TC) components beside the global" if self.components else "")
         parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
         counted = ("billed " + listed([f"{n} × {code}" for code, n in self.units])) if self.units else ""
         volume = f"at a volume of {self.volume.describe()}" if self.volume else ""
@@ -673,6 +675,35 @@ def asked_modifier(text: str) -> str:
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
 
+_BOTH_COMPONENTS = re.compile(
+    r"\bprofessional\s+(?:and|&|\+|/)\s+technical\b|\btechnical\s+(?:and|&|\+|/)\s+professional\b"
+    r"|\bPC\s*(?:and|&|/|\+)\s*TC\b|\b(?:modifiers?\s+)?26\s*(?:and|&|/|\+)\s*TC\b|\bTC\s*(?:and|&|/|\+)\s*26\b"
+    r"|\bcomponents\b.{0,60}\b(?:add up|sum|total|global)\b|\b(?:add up|sum)\b.{0,30}\bcomponents\b", re.IGNORECASE)
+
+
+# a component written without its code: "and what does the -TC portion pay?", "the 26 part"
+_LONE_COMPONENT = re.compile(r"(?:^|\s)-(26|TC)\b|\b(26|TC)\s+(?:portion|component|part|piece|side|half)\b",
+                             re.IGNORECASE)
+
+
+def asks_components(text: str) -> bool:
+    """The question asks for both a code's professional (26) and technical (TC) components: both written ("71046-26
+    and 71046-TC"), named together ("the professional and technical components", "PC/TC split"), or added up.
+
+    >>> asks_components("What do 71046-26 and 71046-TC pay in 2026?")
+    True
+    >>> asks_components("Do the professional and technical components of 93000 add up to the global?")
+    True
+    >>> asks_components("What does 93306-26 pay in 2026, and what does the -TC portion pay?")
+    True
+    >>> asks_components("What does 71046-26 pay?"), asks_components("What is the PC/TC indicator for 71046?")
+    (False, False)
+    """
+    mods = {next(g for g in m.groups() if g).upper() for m in _MODIFIER.finditer(text)} | \
+        {next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text)}
+    return {"26", "TC"} <= mods or bool(_BOTH_COMPONENTS.search(re.sub(r"\bPC/TC indicator", "", text, flags=re.I)))
+
+
 _STATED = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)")
 _CHECKED = re.compile(r"\b(?:paid|pays|pay|got|get|received|receive|reimbursed|allowed|billed|charged|quoted|"
                       r"match(?:es)?|correct|right|accurate|consistent|expected)\b", re.IGNORECASE)
@@ -1054,6 +1085,12 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     dates = asked_dates(text)
     ratio = asked_ratio(text, named)
     share = asked_share(text) if len(named or family) <= 3 else ""
+    # both components asked: the global rows lead, the 26 and TC rows beside them, and the PC/TC indicator is said
+    components = bool(detection.codes) and asks_components(text)
+    modifier = "" if components else asked_modifier(text)
+    indicators = asked_indicators(text)
+    if components and "pctc" not in indicators:
+        indicators += ("pctc",)
     if dates and dates[0].year not in years and since is None:
         years = tuple(sorted({*years, dates[0].year}))       # "2024-02-01": the year of the date is asked
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
@@ -1061,8 +1098,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
                                          bool(volume) or setting_gap),
                         measure=measure,
-                        comments=bool(COMMENTS.search(text)), modifier=asked_modifier(text),
-                        parts=asked_parts(text), indicators=asked_indicators(text), reasons=reasons,
+                        comments=bool(COMMENTS.search(text)), modifier=modifier,
+                        parts=asked_parts(text), indicators=indicators, reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
@@ -1071,4 +1108,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         statistic=asked_statistic(text, focus),
                         crossed=asked_crossed(text) if len(named) == 2 else (),
                         rate=asked_rate(text) if detection.codes else "",
-                        minutes=asked_minutes(text) if focus == 1 else None)
+                        minutes=asked_minutes(text) if focus == 1 else None,
+                        components=components)

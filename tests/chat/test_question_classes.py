@@ -910,3 +910,30 @@ def test_a_rate_asked_of_a_code_without_minutes_says_what_to_give_instead_of_gue
                                       "Does 99213 take 20 minutes?", "What did 99490 pay in 2026?"])
 def test_time_spent_or_named_is_not_a_rate(question):
     assert plan(question).rate == ""
+
+
+@pytest.mark.parametrize("question", ["What do 71046-26 and 71046-TC pay in 2026?",
+                                      "Do the professional and technical components of 93306 add up to the global "
+                                      "payment in 2026?", "PC/TC split of 93306 in 2026",
+                                      "What does 93306-26 pay in 2026, and what does the -TC portion pay?"])
+def test_both_components_asked_are_added_up_against_the_global_amount(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.components and prepared.plan.modifier == ""
+    figure = prepared.figures[0]
+    code = figure.codes[2]
+    rows = {r.mod: r for r in prepared.rows if r.hcpcs == code and r.cy == 2026 and not r.proposed and r.in_focus}
+    assert set(rows) == {"", "26", "TC"}
+    assert figure.kind is FigureKind.COMPONENTS and figure.inputs == (
+        rows["26"].payment_nonfac, rows["TC"].payment_nonfac, rows[""].payment_nonfac)
+    assert figure.value == rows["26"].payment_nonfac + rows["TC"].payment_nonfac
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "add up to" in lead and figure.label in lead
+
+
+def test_components_asked_of_a_code_priced_only_whole_say_so(backends):
+    prepared = prepare("Do the professional and technical components of 93000 add up to the global in 2026?",
+                       backends, today=TODAY)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.COMPONENTS]
+    assert any("no professional (26) or technical (TC) component rows for 93000" in w.message
+               for w in prepared.warnings)
+    assert "indicator is 4" in said(prepared)
