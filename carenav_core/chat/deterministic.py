@@ -276,6 +276,8 @@ def _total(figure: Figure) -> str:
     what = f"pay {_amount(figure, figure.value)} in the {figure.setting} setting" if figure.money else \
         f"have {figure.value} {figure.setting}s"
     lead = "Billed together, " if len(figure.codes) > 1 else ""
+    if not figure.together:     # alternatives of one family, added up because the question asks for their sum
+        lead, what = "Added up (they are alternatives, not billed together), ", what.replace("pay ", "come to ", 1)
     if figure.how:          # some codes left out of this setting's total (figures._payable_part)
         verb = "pay" if len(figure.codes) > 1 else "pays"
         parts = f" ({amounts})" if len(figure.inputs) > 1 else ""

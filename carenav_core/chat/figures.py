@@ -51,6 +51,7 @@ class Figure:
     place: str = ""                # the payment locality of the rows ("" national)
     counts: tuple[int, ...] = ()   # a total's count per input ("2 × 99498"; () = one of each); a volume's payments
     how: str = ""                  # a volume's arithmetic in words ("100 a month × 12 months")
+    together: bool = True          # a total of codes billed together; False: alternatives added up because asked
 
     @property
     def money(self) -> bool:
@@ -286,10 +287,12 @@ def _totals(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     figures = []
     for label in dict.fromkeys(lbl for (code, lbl) in index if code == codes[0]):
         chosen = tuple(index.get((c, label)) for c in codes)
-        if all(chosen) and not (_alternatives(chosen) and not counts):
+        if all(chosen) and not (_alternatives(chosen) and not counts and not plan.summed):
             names = tuple(f"{counts[r.hcpcs]} × {_name(r)}" if r.hcpcs in counts else _name(r) for r in chosen)
             text = f"[computed: {' + '.join(names)}, {_short(label)}]"
             found = _pair(FigureKind.TOTAL, text, names, chosen, plan)
+            if _alternatives(chosen) and not counts:        # "the total of G0556, G0557 and G0558", asked
+                found = [replace(f, together=False) for f in found]
             if counts:
                 found = [_counted(f, chosen, counts) for f in found]
             figures += found + _payable_part(chosen, names, text, plan, {f.setting for f in found}, counts)
@@ -499,6 +502,27 @@ def _volume_changes(figures: list[Figure]) -> list[Figure]:
     return found
 
 
+def _total_changes(totals: list[Figure]) -> list[Figure]:
+    """"The combined payment of G0556, G0557 and G0558 in 2025 versus 2026": per place and setting, the whole sum in
+    the first vintage to the last (final years; a total that leaves a code out is not compared)."""
+    by_key: dict[tuple[tuple[str, ...], str, str], list[Figure]] = {}
+    for f in totals:
+        if not f.how and "NPRM" not in f.label:
+            by_key.setdefault((f.codes, f.place, f.setting), []).append(f)
+    found = []
+    for (codes, place, setting), series in by_key.items():
+        first, last = series[0], series[-1]
+        if first is last:
+            continue
+        value = last.value - first.value
+        before, after = (f.label.rsplit(", ", 1)[1].rstrip("]") for f in (first, last))
+        found.append(Figure(kind=FigureKind.CHANGE, setting=setting, codes=(" + ".join(codes),),
+                            rows=(first.rows[0], last.rows[0]), inputs=(first.value, last.value), value=value,
+                            percent=_percent(value, first.value), place=place,
+                            label=f"[computed: {' + '.join(codes)}, {before} → {after}]"))
+    return found
+
+
 def _base_how(parts: list[Figure], units: dict[str, int]) -> str:
     """A total's arithmetic in words: the volume's own ("60 a month × 12 months"), then the units billed per patient
     ("2 units of 99439 each")."""
@@ -646,6 +670,8 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
     billed = {(f.rows[0], setting): f.counts[0] for f in volumes if len(f.rows) == 1
               for setting in f.setting.split(" and ")}
     figures = []
+    if plan.cf_change <= -100:      # no conversion factor is left to pay with (the pipeline says so)
+        return []
     for row in focus:
         cf = (row.cf * (1 + plan.cf_change / 100)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
         for setting, field in measured_fields(replace(plan, measure="payment")):
@@ -797,7 +823,7 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _bundles(rows, plan)
     elif plan.crossed:          # "99213 in 2026 vs 99214 in 2025": that pair, not each year's code-minus-code
         figures += _crossed(rows, plan)
-    elif Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan):
+    elif Intent.COMPARE in plan.intents and len(plan.focus_codes) > 1 and _code_by_code(plan) and not plan.summed:
         figures += _differences(rows, plan)
     if len(plan.places) > 1 and not plan.ambiguous_place:
         figures += _place_differences(rows, plan)
@@ -806,5 +832,10 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)
     if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units) and not plan.bundles:
-        figures += _totals(rows, plan)
+        totals = _totals(rows, plan)
+        if plan.summed and Intent.TREND in plan.intents:    # "combined ... in 2025 versus 2026": the sum's change
+            figures += _total_changes(totals)
+        figures += totals
+    if plan.summed:             # "the combined payment ... 2025 versus 2026": the sum asked leads
+        figures.sort(key=lambda f: not (f.kind is FigureKind.TOTAL or " + " in f.codes[0]))
     return tuple(what_if + volumes + figures)        # a volume asked is what the question asks: it leads next

@@ -47,7 +47,7 @@ from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import directory
 from carenav_core.pfs.places import find_places_in, priced_places
-from carenav_core.pfs.rows import ValuationRow, modifier_rows
+from carenav_core.pfs.rows import ConversionFactor, ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import newest_final_cy, value
 from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
@@ -149,6 +149,45 @@ def other_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tup
     if not notes:           # the indicator the modifier turns on is asked, and the answer states it
         return ()
     return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=". ".join(notes) + "."),)
+
+
+def _is_qp(label: str) -> bool:
+    return label.endswith(" QP")
+
+
+def at_asked_cf(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[tuple[ValuationRow, ...], tuple]:
+    """Rows whose year has another conversion factor the question asks for, priced at it: days of service inside one
+    CF's period ("January 2024": CY2024 Jan 1-Mar 8), or a qualifying APM participant's CF ("as a QP"). The year's
+    main CF and its amounts move to the row's other CFs, so every figure (changes, volumes, what-ifs) computes with the
+    asked CF. Days that span two CFs ("the first quarter of 2024") keep the main CF and are said, with both."""
+    out, straddled = [], {}
+    for row in rows:
+        others = row.other_payments()
+        if row.proposed or row.cf is None or not others:
+            out.append(row)
+            continue
+        spans = [s for s in plan.periods if s[0].year == row.cy]
+        asked = next((p for p in others if (plan.qp and _is_qp(p[0].label)) or
+                      any(p[0].covers(*span) for span in spans)), None)
+        if asked is None:
+            if spans and not any(p[0].covers(*s) for p in others for s in spans):
+                straddled.setdefault(row.cy, (spans[0], row, others))
+            out.append(row)
+            continue
+        main = ConversionFactor(value=row.cf, label=row.cf_label, reference="")
+        rest = tuple(p for p in others if p is not asked) + ((main, row.payment_nonfac, row.payment_fac),)
+        out.append(dataclasses.replace(
+            row, cf=asked[0].value, cf_label=asked[0].label, payment_nonfac=asked[1], payment_fac=asked[2],
+            other_cfs=tuple(c for c in row.other_cfs if c is not asked[0]) + (main,),
+            local_others=rest if row.locality else ()))
+    notes = []
+    for cy, ((first, last), row, others) in sorted(straddled.items()):
+        if first == date(cy, 1, 1) and last == date(cy, 12, 31):
+            continue                # the whole year: the year's figures as usual
+        parts = "; ".join(f"at the {c.label} CF of ${c.value}" for c, _, _ in others if not _is_qp(c.label))
+        notes.append(f"The days asked ({first:%b} {first.day}-{last:%b} {last.day}, {cy}) fall under two "
+                     f"conversion factors: the amounts are shown at the {row.cf_label} CF of ${row.cf} and {parts}")
+    return tuple(out), tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=n + ".") for n in notes)
 
 
 def timeless_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
@@ -465,8 +504,14 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
+    rows, noted = at_asked_cf(rows, plan)
+    warnings += noted
     figures = compute_figures(rows, plan)
     warnings += timeless_note(rows, plan)
+    if plan.cf_change is not None and plan.cf_change <= -100:
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+            f"A conversion factor cut of {-plan.cf_change}% leaves no conversion factor (payment = RVUs × CF), so no "
+            "payment is computed for it; the amounts shown are the fee schedule's.")),)
     # a supposed CF change ("if the conversion factor were cut by 3%") asks what it does, not the CF table
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
         if valuation and plan.cf_change is None \

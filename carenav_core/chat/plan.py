@@ -29,12 +29,15 @@ SINCE = re.compile(r"\b(?:since|after|starting(?:\s+in)?|from)\s+(?:the\s+)?(?:C
 RELATIVE = {"last year": -1, "previous year": -1, "prior year": -1, "this year": 0, "current year": 0,
             "next year": 1, "coming year": 1}
 _RELATIVE = re.compile(r"\b(" + "|".join(RELATIVE) + r")\b", re.IGNORECASE)
+_SINCE_RELATIVE = re.compile(r"\b(?:since|from)\s+(?:the\s+)?(last year|previous year|prior year)\b"
+                             r"(?!\s*(?:to|and|through|-|–|vs))", re.IGNORECASE)
 _PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
 _NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnonfac\w*|\boffice\b|\bphysician'?s? office\b", re.IGNORECASE)
 _FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\b(?:facility|fac)\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
 
 _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|difference|differ|differs|"
-                      r"more than|less than|higher|lower|relative to|how much (?:more|less)|"
+                      r"more than|less than|higher|lower|relative to|how much (?:more|less)|cheaper|less expensive|"
+                      r"more expensive|pricier|costlier|"
                       r"which (?:\w+ ){0,4}(?:more|less|most|least)|(?:more|less) (?:\w+ ){0,4}than)\b",
                       re.IGNORECASE)
 # "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
@@ -79,6 +82,9 @@ _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|co
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+# a sum asked in so many words: the asked codes are added even when they are alternatives of one family
+SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
+                    r"\ball together\b|\bin total\b|\bsummed\b", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
                          re.IGNORECASE)
@@ -140,6 +146,7 @@ class QuestionPlan:
     versus_national: bool = False        # "99214 in Alaska compared to national": a place's amount against the nation's
     switched: tuple[str, str] = ()       # "moving 300 patients from 99490 to G0557": (from, to), alternatives weighed
     dates: tuple[date, date] | None = None   # "on February 1, 2024", "in January 2024": the days of service asked
+    periods: tuple[tuple[date, date], ...] = ()   # every span of days asked ("January 2024 versus January 2025")
     ratio: tuple[str, str] = ()          # "how many 99213 equal one 27447": (numerator, denominator) codes, divided
     share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
     qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
@@ -150,6 +157,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in so many words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
 
     @property
@@ -234,17 +242,21 @@ def _month_number(word: str) -> int:
     return next(number for name, number in _MONTHS.items() if name.startswith(word.lower().rstrip(".")[:3]))
 
 
-def asked_dates(text: str) -> tuple[date, date] | None:
-    """The days of service a question names, as (first, last): a date ("on February 1, 2024", "2/1/2024",
-    "2024-02-01"), a month ("in January 2024": its days), or a date after "before" / "after" ("before March 9,
-    2024": January 1 to March 8). None when no day or month is named, or several are.
+_QUARTER = re.compile(r"\b(?:(?P<word>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+)?(?:CY\s?)?"
+                      r"(?P<year>20[1-3]\d)|Q(?P<n>[1-4])\s*(?:of\s+)?(?:CY\s?)?(?P<year2>20[1-3]\d)|"
+                      r"(?P<year3>20[1-3]\d)\s*Q(?P<n2>[1-4]))\b", re.IGNORECASE)
+_QUARTER_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 
-    >>> asked_dates("What did 99214 pay on February 1, 2024?")
-    (datetime.date(2024, 2, 1), datetime.date(2024, 2, 1))
-    >>> asked_dates("99214 in January 2024")
-    (datetime.date(2024, 1, 1), datetime.date(2024, 1, 31))
-    >>> asked_dates("99214 for services before March 9, 2024")
-    (datetime.date(2024, 1, 1), datetime.date(2024, 3, 8))
+
+def asked_periods(text: str) -> tuple[tuple[date, date], ...]:
+    """Every span of days of service a question names, as (first, last): a date ("on February 1, 2024", "2/1/2024",
+    "2024-02-01"), a month ("in January 2024": its days), a quarter ("the first quarter of 2024", "Q1 2024"), or a
+    date after "before" / "after" ("before March 9, 2024": January 1 to March 8).
+
+    >>> asked_periods("What did 99214 pay in January 2024 versus January 2025?")
+    ((datetime.date(2024, 1, 1), datetime.date(2024, 1, 31)), (datetime.date(2025, 1, 1), datetime.date(2025, 1, 31)))
+    >>> asked_periods("99213 in the first quarter of 2024")
+    ((datetime.date(2024, 1, 1), datetime.date(2024, 3, 31)),)
     """
     spans = []
     for m in _DAY.finditer(text):
@@ -275,7 +287,25 @@ def asked_dates(text: str) -> tuple[date, date] | None:
             continue                                   # "may 2025 ..." as a verb is not a month
         last = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1))
         spans.append((date(year, month, 1), last))
-    return spans[0] if len(spans) == 1 and spans[0][0] <= spans[0][1] else None
+    for m in _QUARTER.finditer(masked):
+        year = int(m.group("year") or m.group("year2") or m.group("year3"))
+        n = _QUARTER_WORDS.get((m.group("word") or "").lower()) or int(m.group("n") or m.group("n2"))
+        spans.append((date(year, 3 * n - 2, 1), date(year + n // 4, 3 * n % 12 + 1, 1) - timedelta(days=1)))
+    return tuple(sorted({s for s in spans if s[0] <= s[1]}))
+
+
+def asked_dates(text: str) -> tuple[date, date] | None:
+    """The one span of days of service a question names (`asked_periods`); None when it names none, or several.
+
+    >>> asked_dates("What did 99214 pay on February 1, 2024?")
+    (datetime.date(2024, 2, 1), datetime.date(2024, 2, 1))
+    >>> asked_dates("99214 in January 2024")
+    (datetime.date(2024, 1, 1), datetime.date(2024, 1, 31))
+    >>> asked_dates("99214 for services before March 9, 2024")
+    (datetime.date(2024, 1, 1), datetime.date(2024, 3, 8))
+    """
+    spans = asked_periods(text)
+    return spans[0] if len(spans) == 1 else None
 
 
 def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
@@ -286,6 +316,9 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     masked = RANGE.sub(" ", text)
     since = next((int(m.group(1)) for m in SINCE.finditer(masked)), None)
     years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
+    if since is None and (m := _SINCE_RELATIVE.search(text)):     # "since last year": every year from then on
+        since = today.year + RELATIVE[m.group(1).lower()]
+        text = _SINCE_RELATIVE.sub(" ", text)
     years.update(today.year + RELATIVE[m.group(1).lower()] for m in _RELATIVE.finditer(text))
     # "the year before last", "two years ago"; "last year and the year before": the year before last year
     for m in _YEARS_AGO.finditer(text):
@@ -396,6 +429,11 @@ _RATE_ANYWHERE = re.compile(r"\b(?:(?:a|per|each|every)\s+(?P<per>month|week)|(?
 _SPAN = re.compile(r"\b(?:for|over|across|in|during)\s+(?:a|one|(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|"
                    r"nine|ten|eleven|twelve|eighteen|twenty-four))\s+(?:full\s+|whole\s+|calendar\s+)?"
                    r"(?P<unit>years?|months?)\b", re.IGNORECASE)
+# a rate over a whole year written another way: "over 2026", "over the year", "for the whole year", "all year"
+_WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of\s+)?(?:the\s+(?:whole\s+|full\s+|entire\s+)?"
+                         r"(?:calendar\s+)?year|(?:all\s+of\s+)?(?:CY\s?)?20[1-3]\d)\b(?!\s*(?:to|-|through|and|vs))"
+                         r"|\ball\s+(?:of\s+)?(?:the\s+)?year\b|\b(?:a|the)\s+(?:whole|full|entire)\s+year\b",
+                         re.IGNORECASE)
 _YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
                      re.IGNORECASE)
 # Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
@@ -426,6 +464,12 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     (Volume(count=2, noun='patients', per='', months=0, weeks=0), True)
     >>> asked_volume("99214 billed 20 times a month in 2026: annual revenue?")
     Volume(count=20, noun='services', per='month', months=12, weeks=0)
+    >>> asked_volume("What would 25 visits a month of 99214 bring in over 2026?").months
+    12
+    >>> asked_volume("We see 40 patients a month for 99213. What's that over the year in 2026?").months
+    12
+    >>> asked_volume("What do 40 patients a month of 99213 bring in, in 2026?").months
+    0
     """
     for m in _VOLUME.finditer(text):
         count = int(m.group("count").replace(",", ""))
@@ -460,7 +504,7 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
             n = span.group("n")
             n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
             months = n * 12 if span.group("unit").lower().startswith("y") else n
-        elif per == "year" or _YEARLY.search(text):
+        elif per == "year" or _YEARLY.search(text) or (per and _WHOLE_YEAR.search(text)):
             months = 12
         if per == "year" and months <= 12:
             per, months = "", 12
@@ -505,7 +549,11 @@ _SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:
 
 
 _RATIO = re.compile(r"\bratio\b|\bhow many times\b|\btimes (?:as (?:much|high|large|many)|more|higher|greater|"
-                    r"larger)\b|\bmultiple of\b|\bdivided by\b", re.IGNORECASE)
+                    r"larger)\b|\b(?:what|which|a|the)\s+multiple\b|\bmultiple of\b|\bdivided by\b|"
+                    r"\bdivid(?:e|ing)\b[^?]*\bby\b", re.IGNORECASE)
+# "What multiple of 99212 is 99205?": the code after "is" over the one after "multiple of"
+_MULTIPLE_OF = re.compile(r"\bmultiple of\s+(?:[\w$-]+\s+){0,4}?(?P<unit>[0-9A-Z]\d{3}[0-9A-Z])\b[^?]{0,60}?\bis\s+"
+                          r"(?:[\w$-]+\s+){0,3}?(?P<counted>[0-9A-Z]\d{3}[0-9A-Z])\b", re.IGNORECASE)
 # "How many 99213 visits equal one 27447?": the code counted, then the one it adds up to
 _HOW_MANY_EQUAL = re.compile(r"\bhow many\b(?P<counted>.*?)\b(?:equal|equals|make up|makes up|add up to|adds up to|"
                              r"are worth|is worth|does it take|would it take|to (?:equal|match|reach))\b"
@@ -521,6 +569,10 @@ def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     ('27447', '99213')
     >>> asked_ratio("What is the ratio of 99215 to 99213 payment in 2026?", ("99215", "99213"))
     ('99215', '99213')
+    >>> asked_ratio("What multiple of 99212 is 99205 in 2026?", ("99212", "99205"))
+    ('99205', '99212')
+    >>> asked_ratio("Divide the 2026 office payment for 99205 by the one for 99212", ("99205", "99212"))
+    ('99205', '99212')
     """
     if len(codes) != 2:
         return ()
@@ -531,6 +583,9 @@ def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
         unit = [c for c in codes if c in m.group("unit").upper()]
         if len(counted) == 1 and len(unit) == 1 and counted != unit:
             return unit[0], counted[0]
+    m = _MULTIPLE_OF.search(text)
+    if m and {m.group("unit").upper(), m.group("counted").upper()} == set(codes):
+        return m.group("counted").upper(), m.group("unit").upper()
     if _RATIO.search(text):
         first, second = sorted(codes, key=upper.find)
         return first, second
@@ -726,12 +781,12 @@ _CF_WORDS = r"(?:conversion factor|CF|fee schedule|payment rates?|rates?|payment
 _SUPPOSED = re.compile(r"\b(?:would|if|suppose|supposing|were|what happens|hypothetical|scenario|assuming)\b",
                        re.IGNORECASE)
 _CF_CHANGE = re.compile(
-    rf"(?P<pct>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
+    rf"(?P<pct>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
     rf"(?P<way>cut|cuts|reduction|decrease|drop|lower|increase|rise|raise|higher|bump|boost|update)\b"
-    rf"|\b(?P<way2>cut|reduce|lower|raise|increase)\w*\s+(?:the\s+)?{_CF_WORDS}\s+by\s+"
-    rf"(?P<pct2>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)"
-    rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped)\s+by\s+"
-    rf"(?P<pct3>\d{{1,2}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
+    rf"|\b(?P<way2>cut|reduce|lower|raise|increase|drop|decrease)\w*\s+(?:the\s+)?{_CF_WORDS}\s+(?:by\s+)?"
+    rf"(?P<pct2>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)"
+    rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped)\s+(?:by\s+)?"
+    rf"(?P<pct3>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
 
 
 def asked_cf_change(text: str) -> Decimal | None:
@@ -744,6 +799,8 @@ def asked_cf_change(text: str) -> Decimal | None:
     Decimal('5')
     >>> asked_cf_change("If the conversion factor were cut by 10%, what would 99214 pay?")
     Decimal('-10')
+    >>> asked_cf_change("Suppose CMS had cut the conversion factor 2% for 2026: what would 99213 have paid?")
+    Decimal('-2')
     >>> asked_cf_change("Was 93888 2.83 percent lower in 2025 than 2024?") is None
     True
     """
@@ -1083,6 +1140,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     switched = asked_switch(text, named)
     setting_gap = asks_setting_gap(text)
     dates = asked_dates(text)
+    periods = asked_periods(text)
     ratio = asked_ratio(text, named)
     share = asked_share(text) if len(named or family) <= 3 else ""
     # both components asked: the global rows lead, the 26 and TC rows beside them, and the PC/TC indicator is said
@@ -1091,8 +1149,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     indicators = asked_indicators(text)
     if components and "pctc" not in indicators:
         indicators += ("pctc",)
-    if dates and dates[0].year not in years and since is None:
-        years = tuple(sorted({*years, dates[0].year}))       # "2024-02-01": the year of the date is asked
+    if periods and since is None:           # "2024-02-01": the year of each date is asked
+        years = tuple(sorted({*years, *(first.year for first, _ in periods)}))
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
@@ -1102,6 +1160,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         parts=asked_parts(text), indicators=indicators, reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
+                        periods=periods,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
                         stated=None if volume else asked_stated(text, named or family),
                         cf_change=asked_cf_change(text) if detection.codes else None,
@@ -1109,4 +1168,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         crossed=asked_crossed(text) if len(named) == 2 else (),
                         rate=asked_rate(text) if detection.codes else "",
                         minutes=asked_minutes(text) if focus == 1 else None,
-                        components=components)
+                        components=components,
+                        summed=focus > 1 and bool(SUMMED.search(text)) and not components)

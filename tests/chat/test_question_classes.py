@@ -469,11 +469,52 @@ def test_which_grew_more_is_answered_with_a_verdict(backends, question, winner, 
 def test_a_qualifying_apm_participant_is_answered_at_the_qp_conversion_factor(backends):
     prepared = prepare("What does 99214 pay for a qualifying APM participant (QP) in 2026?", backends, today=TODAY)
     row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2026)
-    qp = next(c for c in row.other_cfs if c.label.endswith(" QP"))
+    assert row.cf_label == "CY2026 QP"              # the row is priced at the QP CF, so every figure computes with it
+    other = next(c for c in row.other_cfs if c.label == "CY2026 non-QP")
     sentence = next(line for line in said(prepared).splitlines() if row.label in line)
-    assert f"at the CY2026 QP conversion factor of ${qp.value} the national non-facility payment is " \
-           f"${payment(row.total_nonfac, qp.value)}" in sentence
-    assert f"${row.payment_nonfac} non-facility" in sentence         # the non-QP amount, after it
+    assert f"at the CY2026 QP conversion factor of ${row.cf} the national non-facility payment is " \
+           f"${payment(row.total_nonfac, row.cf)}" in sentence and row.payment_nonfac == payment(row.total_nonfac, row.cf)
+    assert f"${payment(row.total_nonfac, other.value)} non-facility" in sentence         # the non-QP amount, after it
+
+
+def test_a_volume_or_change_asked_at_another_cf_of_the_year_computes_with_it(backends):
+    qp = prepare("As a qualifying APM participant, what would 100 visits a month of 99214 bring in over 2026?",
+                 backends, today=TODAY)
+    row = next(r for r in qp.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2026)
+    volume = qp.figures[0]
+    assert volume.kind is FigureKind.VOLUME and volume.counts == (1200,)
+    assert volume.value == 1200 * payment(row.total_nonfac, row.cf) and row.cf_label == "CY2026 QP"
+    dated = prepare("What did 99214 pay in January 2024 versus January 2025?", backends, today=TODAY)
+    early = next(r for r in dated.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2024)
+    assert early.cf_label == "CY2024 Jan 1-Mar 8"
+    change = next(f for f in dated.figures if f.kind is FigureKind.CHANGE and f.setting == "non-facility")
+    assert change.inputs[0] == payment(early.total_nonfac, early.cf)
+    quarter = prepare("What did 99213 pay in the first quarter of 2024?", backends, today=TODAY)
+    assert any("fall under two conversion factors" in w.message for w in quarter.warnings)
+
+
+@pytest.mark.parametrize("question, codes, alternatives", [
+    ("What is the total of G0556, G0557 and G0558 in 2026?", ("G0556", "G0557", "G0558"), True),
+    ("What do 99213 and G2211 pay combined in 2026?", ("99213", "G2211"), False),
+])
+def test_a_sum_asked_in_so_many_words_is_computed_and_alternatives_are_said_to_be(backends, question, codes,
+                                                                                   alternatives):
+    prepared = prepare(question, backends, today=TODAY)
+    total = prepared.figures[0]
+    rows = {r.hcpcs: r.payment_nonfac for r in prepared.rows if r.in_focus and not r.proposed and r.cy == 2026}
+    assert total.kind is FigureKind.TOTAL and total.codes == codes and total.together is not alternatives
+    assert total.value == sum(rows[c] for c in codes)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert ("alternatives, not billed together" in lead) is alternatives
+
+
+def test_a_combined_payment_across_years_states_the_sums_change_first(backends):
+    prepared = prepare("What was the combined national non-facility payment for G0556, G0557 and G0558 in 2025 "
+                       "versus 2026?", backends, today=TODAY)
+    change = prepared.figures[0]
+    totals = [f for f in prepared.figures if f.kind is FigureKind.TOTAL]
+    assert change.kind is FigureKind.CHANGE and change.codes == ("G0556 + G0557 + G0558",)
+    assert change.inputs == (totals[0].value, totals[-1].value) and change.value == totals[-1].value - totals[0].value
 
 
 @pytest.mark.parametrize("question, mod, meaning", [
@@ -937,3 +978,28 @@ def test_components_asked_of_a_code_priced_only_whole_say_so(backends):
     assert any("no professional (26) or technical (TC) component rows for 93000" in w.message
                for w in prepared.warnings)
     assert "indicator is 4" in said(prepared)
+
+
+@pytest.mark.parametrize("question, check", [
+    ("What multiple of 99212 is 99205 in 2026, in office payment?", lambda p: p.ratio == ("99205", "99212")),
+    ("Divide the 2026 office payment for 99205 by the one for 99212 — what multiple is it?",
+     lambda p: p.ratio == ("99205", "99212")),
+    ("Global period and multiple procedure indicator for 29881 and 29880?", lambda p: p.ratio == ()),
+    ("Suppose CMS had cut the conversion factor 2% for 2026 — what would 99213 have paid?",
+     lambda p: p.cf_change == Decimal("-2")),
+    ("If CMS cut the CF 2% in 2026, what would 99213 pay?", lambda p: p.cf_change == Decimal("-2")),
+    ("How much has 99215 changed since last year?", lambda p: p.since == TODAY.year - 1),
+    ("Which is cheaper in 2026, 99204 or 99214?", lambda p: Intent.COMPARE in p.intents),
+    ("What would 25 visits a month of 99214 in Seattle bring in over 2026?", lambda p: p.volume.months == 12),
+    ("We see 40 patients a month for 99213. What's that over the year in 2026?", lambda p: p.volume.months == 12),
+    ("What do 40 patients a month of 99213 bring in, in 2026?", lambda p: p.volume.months == 0),
+])
+def test_the_same_calculation_asked_in_other_words_is_read_the_same(question, check):
+    assert check(plan(question))
+
+
+def test_a_conversion_factor_cut_of_100_percent_or_more_is_said_not_priced(backends):
+    prepared = prepare("What would 99213 pay in 2026 if the conversion factor were cut by 150%?", backends,
+                       today=TODAY)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.WHAT_IF]
+    assert "cut of 150% leaves no conversion factor" in said(prepared)
