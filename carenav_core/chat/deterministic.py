@@ -392,6 +392,20 @@ def _components_sentence(figure: Figure) -> str:
             f"{against} ({_amount(figure, whole)}){rounded} {figure.label}.")
 
 
+def _extreme_sentence(figure: Figure) -> str:
+    """'In CY2026, 99213 pays the most in the non-facility setting in CA 72 San Jose...: $108.30 of 109 localities
+    priced, $17.24 (18.9%) more than the national $91.06 [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    amount, national = figure.inputs
+    more = "more" if figure.value >= 0 else "less"
+    where = figure.place if ";" not in figure.place else "each of " + listed(figure.place.split("; "))
+    share = f" ({abs(figure.percent)}%)" if figure.percent is not None else ""
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}of the {figure.counts[0]} payment localities, "
+            f"{figure.codes[0]}'s {figure.setting} payment is {'highest' if figure.how == 'most' else 'lowest'} in "
+            f"{where}: {_money(amount)}, {_money(abs(figure.value))}{share} {more} than the national "
+            f"{_money(national)} {figure.label}.")
+
+
 def _rate_sentence(figure: Figure) -> str:
     """'In CY2026, 99490's national non-facility payment of $66.13 is $198.39 an hour at its 20 minutes (descriptor
     “Chrnc care mgmt staff 1st 20”; more time on the service lowers it) [computed: 99490 per hour, ...].'"""
@@ -409,7 +423,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
-         FigureKind.COMPONENTS: _components_sentence}
+         FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -34,6 +34,7 @@ class FigureKind(StrEnum):
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
     COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component, beside its global amount
+    EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
 
 
@@ -66,6 +67,7 @@ class Figure:
     def numbers(self) -> tuple[Decimal, ...]:
         """Every number a sentence citing this figure may state."""
         found = [self.value, abs(self.value), *self.inputs, *self.counts, *self.each(), *self.written()]
+        found += [Decimal(n) for n in re.findall(r"\b\d+\b", self.place)]      # a locality's number ("AK 01")
         if self.kind is FigureKind.COMPONENTS:
             found += [self.inputs[2] - self.value, abs(self.inputs[2] - self.value)]     # global − (26 + TC)
         if self.kind is FigureKind.RATE and "per hour" in self.label:
@@ -105,6 +107,8 @@ class Figure:
                 FigureKind.STATISTIC: "mean average median middle of codes amounts payment",
                 FigureKind.COMPONENTS: "professional technical component components add up adds sum global "
                                        "together same as than more less rounded cents each",
+                FigureKind.EXTREME: "locality localities highest lowest most least pays paid where which of "
+                                    "national than more less among payment",
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
                                  "question at its of"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
@@ -738,6 +742,37 @@ def _components(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure
                                   f"{_short(label)}]", codes=(f"{code}-26", f"{code}-TC", code),
                                   rows=(pc.label, tc.label, whole.label), setting=setting, inputs=amounts,
                                   value=amounts[0] + amounts[1], percent=None, place=place))
+    return figures
+
+
+def locality_extremes(local: Sequence[ValuationRow], rows: Sequence[ValuationRow], plan: QuestionPlan
+                      ) -> list[Figure]:
+    """"Which locality pays the most for 99213 in 2026?": per asked code and final vintage in focus, the locality rows
+    (`local`: every locality priced) with the highest (or lowest, or both) amount in each measure asked, against the
+    national amount (`rows`); ties name every locality tied. `how` holds the end and how many localities were priced."""
+    national = {(r.hcpcs, r.mod, r.label): r for r in rows if not r.locality and not r.proposed}
+    groups: dict[tuple[str, str, str], list[ValuationRow]] = {}
+    for row in local:
+        groups.setdefault((row.hcpcs, row.mod, row.label.split(" · ")[0] + "]"), []).append(row)
+    ends = ("most", "least") if plan.extreme == "both" else (plan.extreme,)
+    figures = []
+    for key, places in groups.items():
+        base = national.get(key)
+        if base is None or not base.in_focus:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            priced = [(r, stated(r, field)) for r in places if stated(r, field) is not None]
+            whole = stated(base, field)
+            if not priced or whole is None:
+                continue
+            for end in ends:
+                best = (max if end == "most" else min)(a for _, a in priced)
+                where = [r.locality for r, a in priced if a == best]
+                figures.append(Figure(kind=FigureKind.EXTREME, label=f"[computed: {_name(base)} {end} of "
+                                      f"{len(priced)} localities, {_short(base.label)}]", codes=(_name(base),),
+                                      rows=(base.label,), setting=setting, inputs=(best, whole),
+                                      value=_cents(best - whole), percent=_percent(best - whole, whole),
+                                      place="; ".join(where), how=end, counts=(len(priced),)))
     return figures
 
 

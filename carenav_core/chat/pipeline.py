@@ -29,7 +29,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesi
                                        asks_anesthesia, asks_conversion_factor, asks_gpci, factor_sources,
                                        gpci_summary, in_focus, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import compute_figures, timeless_codes
+from carenav_core.chat.figures import compute_figures, locality_extremes, timeless_codes
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, listed,
                                     narrowed_by_descriptor, plan_question)
@@ -45,7 +45,7 @@ from carenav_core.codes.detect import spelled_out
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
-from carenav_core.pfs.locality import directory
+from carenav_core.pfs.locality import LocalityError, directory, locality_rows
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ConversionFactor, ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import newest_final_cy, value
@@ -390,6 +390,25 @@ def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence
                          "and the fee schedule amounts shown are not it."),)
 
 
+# "in <Name>" that is not a place: months, programs and document words
+_PLACE_ASKED = re.compile(r"\b(?:in|for|at|near|around)\s+((?:[A-Z][a-z]{2,}\s?){1,3})(?=[\s,.?!;:]|$)")
+_NOT_PLACES = frozenset("""january february march april june july august september october november december
+    medicare medicaid part parts addendum table section office facility total general the this that our my
+    final proposed rule rules physician physicians hospital hospitals clinic clinics practice chronic principal
+    advanced primary transitional remote behavioral annual telehealth""".split())
+
+
+def _unknown_place(text: str, match) -> tuple[WarningEvent, ...]:
+    """A place-like name after "in" ("What does 99213 pay in Atlantis?") that no locality file knows, and that no
+    misspelling was read from: said, so the national amounts shown are not read as that place's."""
+    known = {w.lower() for w in match.matched} | {w.lower() for w, _ in match.respelled} | \
+        {w.lower() for w, _ in match.unsure}
+    names = [m.group(1).strip() for m in _PLACE_ASKED.finditer(text)]
+    names = [n for n in names if n.split()[0].lower() not in _NOT_PLACES and n.lower() not in known]
+    return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{n}” is not a place the CMS locality files "
+                              "know: the national amounts are shown.") for n in dict.fromkeys(names))
+
+
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...], today: date
                 ) -> tuple[QuestionPlan, tuple[ValuationRow, ...], tuple[WarningEvent, ...]]:
     """When the question names a place ("in Seattle", "King County, WA", "MAC 02102 locality 01"): the asked
@@ -412,7 +431,7 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
                                 + ": no place was read from it; ask again with the name spelt out.")
                    for written, names in match.unsure)
     if result is None or not found:
-        return plan, rows, unsure
+        return plan, rows, unsure + _unknown_place(text, match)
     local = tuple(as_valuation_row(r) for r in found)
     places = tuple(dict.fromkeys(r.locality for r in local))
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
@@ -434,6 +453,19 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         intents = plan_question(bare, detect(bare), today).intents
     return (dataclasses.replace(plan, places=places, ambiguous_place=ambiguous, intents=intents),
             local + tuple(dataclasses.replace(r, in_focus=False) for r in rows), notes)
+
+
+def _extremes(backends: Backends, plan: QuestionPlan, rows: Sequence[ValuationRow]) -> tuple:
+    """"Which locality pays the most for 99213?": the asked codes priced in every locality of each final year in focus,
+    and the ends of their amounts (figures.locality_extremes); none if the locality files cannot be read."""
+    years = sorted({r.cy for r in rows if r.in_focus and not r.proposed and not r.locality})[-3:]
+    try:
+        result = locality_rows(backends.fee_db, list(plan.focus_codes), cys=years or None,
+                               modifier=plan.modifier or None)
+    except (duckdb.Error, LocalityError) as exc:
+        log.warning("locality pricing failed: %s", exc)
+        return ()
+    return tuple(locality_extremes([as_valuation_row(r) for r in result.rows], rows, plan))
 
 
 def as_valuation_row(row) -> ValuationRow:
@@ -507,6 +539,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows, noted = at_asked_cf(rows, plan)
     warnings += noted
     figures = compute_figures(rows, plan)
+    if plan.extreme and not plan.places and rows and backends.fee_db is not None:
+        figures = _extremes(backends, plan, rows) + figures
     warnings += timeless_note(rows, plan)
     if plan.cf_change is not None and plan.cf_change <= -100:
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(

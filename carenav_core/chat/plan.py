@@ -82,6 +82,36 @@ _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|co
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+_PLACE_WORD = r"(?:localit(?:y|ies)|areas?|cit(?:y|ies)|states?|places?|regions?|counties|county|market|metros?)"
+_EXTREME = re.compile(
+    rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_PLACE_WORD}\b(?P<a>.{{0,60}})"
+    rf"|\bwhere\b(?P<b>.{{0,60}})"
+    rf"|\b(?P<c>highest|lowest|best|worst|top|bottom)[- ](?:pa(?:ying|id)|rate[d]?)\s+{_PLACE_WORD}\b"
+    rf"|\b{_PLACE_WORD}\s+(?:with|that has|that pays|paying)\s+the\s+(?P<d>highest|lowest|most|least)\b",
+    re.IGNORECASE)
+_MOST = re.compile(r"\b(?:most|highest|best|top|more|largest|biggest)\b", re.IGNORECASE)
+_LEAST = re.compile(r"\b(?:least|lowest|worst|bottom|less|smallest|cheapest)\b", re.IGNORECASE)
+
+
+def asked_extreme(text: str) -> str:
+    """Which end of the payment localities a question asks for: "most" ("Which locality pays the most for 99213?",
+    "Where is 99214 paid the most?", "the highest-paying localities"), "least", "both" ("highest and lowest"), or "".
+
+    >>> asked_extreme("Which locality pays the most for 99213 in 2026?"), asked_extreme("Where is 99214 paid least?")
+    ('most', 'least')
+    >>> asked_extreme("Which states pay the highest and lowest for 99490?"), asked_extreme("What does 99213 pay in Seattle?")
+    ('both', '')
+    >>> asked_extreme("Which code pays the most in 2026, 99213 or 99214?"), asked_extreme("Where is 99214 billed?")
+    ('', '')
+    """
+    m = _EXTREME.search(text)
+    if not m:
+        return ""
+    said = next((g for g in m.groups() if g), "")
+    most, least = bool(_MOST.search(said)), bool(_LEAST.search(said))
+    return "both" if most and least else "most" if most else "least" if least else ""
+
+
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
 SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
                     r"\ball together\b|\bin total\b|\bsummed\b", re.IGNORECASE)
@@ -157,6 +187,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in so many words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
 
@@ -1169,4 +1200,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         rate=asked_rate(text) if detection.codes else "",
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
+                        extreme=asked_extreme(text) if detection.codes else "",
                         summed=focus > 1 and bool(SUMMED.search(text)) and not components)

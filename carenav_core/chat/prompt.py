@@ -107,6 +107,10 @@ def figure_line(figure: Figure) -> str:
         return (f"{figure.label} {what}: at a conversion factor changed by {figure.percent}% "
                 f"({figure.how}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
                 f"change {shown(figure.value)}.")
+    if figure.kind is FigureKind.EXTREME:        # "highest of 109 localities: $170.02 in CA 65 ..., national $135.61"
+        end = "highest" if figure.how == "most" else "lowest"
+        return (f"{figure.label} {what}: {end} of {figure.counts[0]} localities {shown(figure.inputs[0])} in "
+                f"{figure.place}; national {shown(figure.inputs[1])}, difference {shown(figure.value)}{percent}.")
     if figure.kind is FigureKind.RATE:           # "per hour $198.39 = $66.13 x 60 / 20 minutes (descriptor ...)"
         unit = "hour" if "per hour" in figure.label else "minute"
         times = " x 60" if unit == "hour" else ""

@@ -49,7 +49,8 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
     st.markdown("**Computed from the rows** (code computes; cite the label)")
     st.dataframe([{"Figure": f.describe(), "What": f.setting + (" (what moved the change)"
                                                                 if f.kind is FigureKind.DRIVER else ""),
-                   "Amount": float(f.value), "Unit": _unit(f),
+                   "Where": f.place or "national",
+                   "Amount": float(f.inputs[0] if f.kind is FigureKind.EXTREME else f.value), "Unit": _unit(f),
                    "Percent": float(f.percent) if f.percent is not None else None, "Cite as": f.label}
                   for f in event.figures], hide_index=True, placeholder="—", width="stretch", key=f"figures-{key}",
                  column_config={"Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})

@@ -1003,3 +1003,30 @@ def test_a_conversion_factor_cut_of_100_percent_or_more_is_said_not_priced(backe
                        today=TODAY)
     assert not [f for f in prepared.figures if f.kind is FigureKind.WHAT_IF]
     assert "cut of 150% leaves no conversion factor" in said(prepared)
+
+
+@pytest.mark.parametrize("question, ends", [("Which locality pays the most for 99213 in 2026, and how much?", {"most"}),
+                                           ("Where is 99214 paid the most and the least in 2026?", {"most", "least"})])
+def test_the_locality_paying_the_most_or_least_is_named_with_its_amount(backends, question, ends):
+    from carenav_core.pfs.locality import locality_rows
+    prepared = prepare(question, backends, today=TODAY)
+    extremes = [f for f in prepared.figures if f.kind is FigureKind.EXTREME]
+    assert {f.how for f in extremes} == ends and prepared.figures[0].kind is FigureKind.EXTREME
+    code = prepared.plan.focus_codes[0]
+    priced = locality_rows(backends.fee_db, [code], cys=[2026]).rows
+    national = next(r for r in prepared.rows if r.hcpcs == code and r.cy == 2026 and not r.locality and not r.mod)
+    for figure in extremes:
+        field = "payment_nonfac" if figure.setting == "non-facility" else "payment_fac"
+        amounts = [getattr(r, field) for r in priced if getattr(r, field) is not None]
+        best = max(amounts) if figure.how == "most" else min(amounts)
+        assert figure.inputs == (best, getattr(national, field)) and figure.counts == (len(amounts),)
+        assert figure.label in said(prepared)
+    assert plan("Which code pays the most in 2026, 99213 or 99214?").extreme == ""
+
+
+def test_a_place_no_locality_file_knows_is_said_not_silently_dropped(backends):
+    prepared = prepare("What does 99213 pay in Atlantis in 2026?", backends, today=TODAY)
+    assert not prepared.plan.places
+    assert "“Atlantis” is not a place the CMS locality files know" in said(prepared)
+    assert not [w for w in prepare("What does 99213 pay in January 2024?", backends, today=TODAY).warnings
+                if "not a place" in w.message]
