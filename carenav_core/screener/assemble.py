@@ -215,7 +215,7 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 confidence=confidence(result.classification, evidence.best_score, len(result.unknown_fields),
                                       evidence.retrieval_failed),
                 why=tuple(dict.fromkeys(o.verdict.reason for o in result.outcomes if o.status == "pass")),
-                missing=tuple(dict.fromkeys(o.verdict.reason for o in result.unknown_rules)),   # each reason once
+                missing=_each_once(o.verdict.reason for o in result.unknown_rules),
                 what_would_change=what_would_change(result), still_needed=still_needed(summary, result),
                 summary=summary.summary, claims=tuple(c.text for c in summary.claims),
                 citations=_citations(summary, candidate), sources=rule_sources(result),
@@ -226,6 +226,14 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 figures_missing=result.figures_missing)
 
 
+
+
+def _each_once(reasons) -> tuple[str, ...]:
+    """Each open reason once, and none that another one on the card already says in full ("not known yet: household
+    income a month" beside "not known yet: household income a month; under the gross limit there is no resource
+    test")."""
+    unique = list(dict.fromkeys(reasons))
+    return tuple(r for r in unique if not any(o != r and o.startswith(r) for o in unique))
 def follow_up_questions(profile: Profile, explanation: Explanation) -> tuple[str, ...]:
     """The model's questions, plus fixed ones for the most useful unknowns when most answers are missing."""
     asked = [q for s in explanation.report.programs for q in s.follow_up_questions]

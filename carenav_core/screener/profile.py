@@ -75,12 +75,15 @@ class Profile:
     @property
     def couple(self) -> Maybe[bool]:
         """Couple limits apply (SSI-related Apple Health, the Medicare Savings Programs, Extra Help): married and
-        living together. A married person in a household of one lives apart from the spouse, and only spouses who
+        living together. A person in a household of one, married or not, is judged alone: a married one lives apart from
+        the spouse, and only spouses who
         live together count each other's income and resources (WAC 182-506-0015, 182-512-0960(1)(e)). A married
         person living in a nursing facility is an institutionalized spouse, judged on their own income and the single
         limits whatever the household answered (WAC 182-513-1350)."""
         if self.married is True and (self.household_size == 1 or self.living_situation == "nursing_facility"):
             return False
+        if is_unknown(self.married) and self.household_size == 1:
+            return False        # single, or married and living apart: the single limits either way
         return self.married
 
     def medicare_contradictions(self) -> tuple[str, ...]:

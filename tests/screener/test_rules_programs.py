@@ -26,7 +26,8 @@ CASES = [
     (AH, INC, {"apple_health": "categorically_needy", "monthly_income": "8000+"}, ON, P, ()),
     (AH, INC, {"monthly_income": None}, ON, U, ("monthly_income",)),
     (AH, INC, {"age": None, "disability": "no"}, ON, U, ("age",)),
-    (AH, INC, {"marital_status": "dont_know"}, ON, U, ("married",)),
+    (AH, INC, {"marital_status": "dont_know", "household_size": 2}, ON, U, ("married",)),
+    (AH, INC, {"marital_status": "dont_know", "monthly_income": "1300-1499"}, ON, U, ()),   # one alone: single limit
     (AH, INC, {"household_size": 3, "monthly_income": "8000+"}, ON, U, ()),
     (AH, INC, {"household_size": None, "monthly_income": "0-999"}, ON, P, ()),
     # under one person's MAGI limit: passes whatever the household size (session 13); above it, the size decides

@@ -53,8 +53,10 @@ def test_income_under_the_smallest_limit_passes_whatever_the_household(unknown):
     found = results(**{**OLDER, **unknown})
     for program in ("msp", "extra_help", "liheap", "basic_food"):
         assert found[program].classification is L, (program, found[program].unknown_fields)
-    above = results(**{**OLDER, **unknown, "monthly_income": "1883-1956"})      # over one person's MSP limit
-    assert above["msp"].classification is P              # a larger household's or a couple's limit may be met
+    above = results(**{**OLDER, **unknown, "household_size": 2, "monthly_income": "1883-1956"})  # over a single's
+    assert above["msp"].classification is P              # a couple's limit may be met
+    if "marital_status" in unknown and "household_size" not in unknown:       # one alone: the single limit decides
+        assert results(**{**OLDER, **unknown, "monthly_income": "1883-1956"})["msp"].classification is X
 
 
 @pytest.mark.parametrize("bad, said", [
@@ -81,7 +83,12 @@ def test_a_spouse_of_age_can_claim_the_property_tax_exemption_for_the_home_they_
     young = results(**{**caregiver, "care_recipient_age": 59})["property_tax"]
     assert young.classification is X                  # neither spouse is of age (no disability, not a veteran)
     apart = results(**{**caregiver, "household_size": 1})["property_tax"]
-    assert apart.classification is X                  # a spouse living elsewhere does not share this home
+    # a spouse living elsewhere shares this home only from a nursing home or other care home (RCW 84.36.381(1)(a))
+    assert apart.classification is P and any("care home" in n for o in apart.outcomes for n in o.verdict.needs)
+    alone = {k: v for k, v in caregiver.items() if k not in ("care_relationship", "care_recipient_age")}
+    unasked = results(**{**alone, "caring_for_someone": "no"})["property_tax"]
+    assert unasked.classification is P and any("whether their spouse is 61 or older" in n for o in unasked.outcomes
+                                               for n in o.verdict.needs)
 
 
 def test_va_pension_is_judged_for_the_person_cared_for_when_the_caregiver_is_not_a_veteran():

@@ -5,7 +5,7 @@ import dataclasses
 
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
-                                              only_passes, rule, under_smallest, unknown, verdict)
+                                              limits_unknown, only_passes, rule, under_smallest, unknown, verdict)
 
 KEY = "apple_health"
 HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
@@ -67,11 +67,13 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
 def _ssi_income(profile: Profile, context: Context) -> Verdict:
     # Above the CN level a person may still qualify as medically needy with a spend-down
     # (WAC 182-519-0110), so income alone never excludes the SSI-related group.
-    missing = unknown(profile, "married")
+    def check(person: Profile) -> Verdict:
+        return income_within(person, context.thresholds.for_unit("apple_health_cn_income", context.on,
+                                                                 married=person.couple), "income", individual=False)
+    missing = under_smallest(limits_unknown(profile, "married"), profile, check, married=False)
     if missing:
         return missing
-    limit = context.thresholds.for_unit("apple_health_cn_income", context.on, married=profile.couple)
-    result = income_within(profile, limit, "income", individual=False)
+    result = check(profile)
     if result.status is Status.PASS:
         return result
     long_term = long_term_care_route(profile, context, above=result)
@@ -96,8 +98,18 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
         return None
     sil = context.thresholds.amount("special_income_level", context.on)
     result = income_within(profile, sil, "income", individual=True)
-    if result.status is not Status.PASS:
+    if result.status is Status.FAIL:
         return None
+    if result.status is Status.UNKNOWN:
+        # their own income may be within it (a couple's household income, a bracket across the line): the route stays
+        # open, and is what the answer points to
+        where = "lives in a nursing facility" if in_facility else "assessed at nursing-facility level of care" \
+            if assessed else "lives in residential care"
+        return Verdict(status=Status.UNKNOWN, reason=f"{above.reason + '; ' if above else ''}{result.reason}: long-term "
+                       f"care Apple Health is open up to the special income level ({where}; WAC 182-513-1315, "
+                       "182-515-1508), and above it a medically needy spend-down may still apply",
+                       thresholds=(above.thresholds if above else ()) + result.thresholds,
+                       unknown_fields=result.unknown_fields, needs=result.needs)
     # the CN comparison first (`above`: income over the CN level), then the special income level's
     result = Verdict(status=result.status, reason=f"{above.reason}; {result.reason}" if above else result.reason,
                      thresholds=(above.thresholds if above else ()) + result.thresholds)
@@ -133,7 +145,11 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         if income.status is Status.PASS or profile.disability is False:
             return verdict(True, "MAGI adult coverage has no asset test")
         # over (or maybe over) the MAGI limit a disabled adult is left with the SSI-related route and its asset test
-    missing = unknown(profile, "assets", "married") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
+    def check(person: Profile) -> Verdict:
+        return at_or_below(person.assets, context.thresholds.for_unit("apple_health_cn_resources", context.on,
+                                                                      married=person.couple), "countable assets")
+    missing = under_smallest(limits_unknown(profile, "assets", "married"), profile, check, married=False) or \
+        (None if route else unknown(profile, "age", "disability", "medicare_parts"))
     if missing:
         return missing
     limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.couple)

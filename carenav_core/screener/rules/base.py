@@ -106,6 +106,12 @@ def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
                    reason=reason or f"not known yet: {facts_in_words(missing)}")
 
 
+def limits_unknown(profile: Profile, *names: str) -> Verdict | None:
+    """`unknown` for the facts a couple-or-single limit needs: "married" counts as unknown only when whether couple
+    limits apply is (a household of one is judged alone whatever the marriage: Profile.couple)."""
+    return unknown(profile, *(n for n in names if n != "married" or is_unknown(profile.couple)))
+
+
 def verdict(passed: bool, reason: str, *thresholds: Threshold) -> Verdict:
     """PASS or FAIL with a reason and the figures compared."""
     return Verdict(status=Status.PASS if passed else Status.FAIL, reason=reason, thresholds=thresholds)

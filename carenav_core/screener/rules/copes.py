@@ -5,8 +5,8 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
-                                              income_within, nursing_facility_level, only_passes, rule, under_smallest, unknown,
-                                              verdict)
+                                              income_within, nursing_facility_level, only_passes,
+                                              rule, under_smallest, unknown, verdict)
 
 KEY = "copes"
 WAC_0310 = ("WAC 388-106-0310 COPES eligibility", "http://apps.leg.wa.gov/wac/default.aspx?cite=388-106-0310")

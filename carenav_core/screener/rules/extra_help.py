@@ -4,7 +4,7 @@ from __future__ import annotations
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.apple_health import long_term_care_route
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
-                                              rule, under_smallest, unknown, verdict)
+                                              limits_unknown, rule, under_smallest, unknown, verdict)
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
@@ -56,13 +56,17 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
 def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     """`check` (income or assets against the single or couple limit) when `field` and the marriage are known, or passes
     under the single limit whatever the marriage; a fail stays open while long-term care Medicaid is ahead."""
-    missing = under_smallest(unknown(profile, field, "married"), profile, check, married=False)
+    missing = under_smallest(limits_unknown(profile, field, "married"), profile, check, married=False)
     if missing:
         return missing
     result = check(profile)
     if result.status is Status.FAIL and _medicaid_ahead(profile, context):
-        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; long-term care Apple Health (within the "
-                       "special income level) would make Extra Help automatic", thresholds=result.thresholds,
+        if long_term_care_route(profile, context) is not None:
+            route = "long-term care Apple Health (within the special income level)"
+        else:   # in a nursing facility above the special income level: the medically needy route
+            route = "medically needy Apple Health in the nursing facility (once the cost of care is spent down)"
+        return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {route} would make Extra Help automatic",
+                       thresholds=result.thresholds,
                        needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
     return result
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.thresholds import ThresholdNotInForce
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard,
-                                              income_scope_exact, rule, under_smallest, unknown, verdict)
+                                              income_scope_exact, limits_unknown, rule, under_smallest, unknown,
+                                              verdict)
 
 KEY = "msp"
 MEDICARE_AGE = 65
@@ -62,7 +63,7 @@ def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
     def check(person: Profile) -> Verdict:
         return gross_of_disregard(person, context, context.thresholds.for_unit("msp_qi1_income", context.on,
                                                                              married=person.couple))
-    missing = under_smallest(unknown(profile, "monthly_income", "married"), profile, check, married=False)
+    missing = under_smallest(limits_unknown(profile, "monthly_income", "married"), profile, check, married=False)
     return missing or check(profile)
 
 

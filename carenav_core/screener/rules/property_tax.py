@@ -1,7 +1,7 @@
 """Senior citizen / disabled person property tax exemption (RCW 84.36.381; WAC 458-16A-130)."""
 from __future__ import annotations
 
-from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.profile import Profile, Unknown, is_unknown
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict)
@@ -46,6 +46,10 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
         # the claimant's residence, owned by the claimant or the spouse; the couple's income counts either way)
         return verdict(True, f"{result.reason}; their spouse, of age, can be the claimant for the home they share",
                        minimum)
+    if result.status is Status.FAIL and profile.married is True:
+        spouse = _spouse_route(profile, minimum, result.reason)
+        if spouse is not None:
+            return spouse
     if result.status is Status.FAIL and profile.disability is not False:
         return unknown(profile, "disability")
     if result.status is Status.FAIL and is_unknown(profile.veteran_status):
@@ -67,6 +71,27 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
                        thresholds=(minimum,), needs=(f"whether they turn {minimum.shown()} by December 31, {context.on.year}",))
     return result
+
+
+def _spouse_route(profile: Profile, minimum, reason: str) -> Verdict | None:
+    """A married person under the minimum age whose spouse may be the claimant (RCW 84.36.381: the residence of the
+    claimant, owned by the claimant or the spouse; a claimant confined to a nursing home, assisted living or an adult
+    family home keeps the exemption on the home the spouse lives in): open, asking the spouse's age when the intake
+    does not give it; None when the spouse's age is known and under the minimum too."""
+    if profile.care_relationship == "spouse":
+        age = profile.caregiver_age if profile.screening_for == "someone_i_care_for" else profile.care_recipient_age
+    else:
+        age = Unknown(reason="unanswered")
+    if is_unknown(age) or age is None:
+        return Verdict(status=Status.UNKNOWN, reason=f"{reason}; a spouse of {minimum.shown()} or older can be the "
+                       "claimant for the home they share", thresholds=(minimum,),
+                       needs=(f"whether their spouse is {minimum.amount:g} or older (by December 31)",))
+    if age < minimum.amount:
+        return None
+    return Verdict(status=Status.UNKNOWN, reason=f"{reason}; their spouse is {age}, and can be the claimant for the "
+                   "home they own together if it is the spouse's home too (a spouse confined to a nursing home or other "
+                   "care home keeps the exemption on the home the other lives in)", thresholds=(minimum,),
+                   needs=("whether their spouse, who lives elsewhere, is in a nursing home or other care home",))
 
 
 def _spouse_is_of_age(profile: Profile, minimum: float) -> bool:

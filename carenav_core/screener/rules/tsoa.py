@@ -5,8 +5,8 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Verdict, at_home, at_or_below, income_within,
-                                              minimum_age, nursing_facility_level, only_passes, rule, under_smallest, unknown,
-                                              verdict)
+                                              minimum_age, nursing_facility_level, only_passes, rule,
+                                              under_smallest, unknown, verdict)
 
 KEY = "tsoa"
 WAC_1615 = ("WAC 182-513-1615 TSOA eligibility",
