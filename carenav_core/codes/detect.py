@@ -10,14 +10,16 @@ from carenav_core.codes.families import Family, load_families
 
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
 # administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
-_CODE = re.compile(r"(?<![\w.$,])([A-Va-v]\d{4}|\d{4}[AaFfMmTtUu]|\d{5})(?![\w]|[.,]\d)")
+# a code, not a piece of a number ("19,090", "33.40091"); codes joined by commas alone ("99213,99214") are codes
+_CODE = re.compile(r"(?<![\w.$])(?:(?<!,)|(?<=\b[0-9A-Za-z]{5},))([A-Va-v]\d{4}|\d{4}[AaFfMmTtUu]|\d{5})"
+                   r"(?!\w)(?!\.\d)(?!,\d(?!\d{3}[0-9A-Za-z]?\b))")
 # Spans that hold numbers but never codes: FR citations ("89 FR 97710"), dollar amounts,
 # numbers with thousands separators or decimals, and HCPCS-looking pieces of URLs.
 _NOT_CODES = re.compile(
     r"\d+[\s-]*F\.?\s?R\.?[\s-]*\d[\d,]*"     # 89 FR 97710, 89 F.R. 97,710, 89-FR-97710
     r"|\b\d{4}-\d{5}\b"                      # FR document numbers (2024-25382)
     r"|\$\s*\d[\d,]*(?:\.\d+)?"             # $17,100.00, $ 32
-    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"        # 19,090
+    r"|(?<!\d)\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"   # 19,090 (not "99213,99214": two codes)
     r"|\d+\.\d+"                            # 33.4009
     r"|https?://\S+"
     # A five-digit number followed by a counted noun is a count, not a CPT code ("20250 beneficiaries").

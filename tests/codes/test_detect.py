@@ -143,3 +143,11 @@ def test_a_range_within_one_family_fills_in_its_registered_members_however_far_a
     detection = detect("which office E/M code (99202-99215) got the biggest % increase?")
     assert detection.explicit == ("99202", "99203", "99204", "99205", "99211", "99212", "99213", "99214", "99215")
     assert detect("20001-20005").explicit == ("20001", "20005")       # not a family's range: the ends only
+
+
+@pytest.mark.parametrize("text, codes", [("99213,99214;99215/2026", ("99213", "99214", "99215")),
+                                         ("99213,99214,G0556", ("99213", "99214", "G0556")),
+                                         ("paid 19,090 claims of 99213", ("99213",)),
+                                         ("12,345 visits", ())])
+def test_codes_joined_by_punctuation_alone_are_each_read(text, codes):
+    assert detect(text).explicit == codes
