@@ -934,6 +934,11 @@ NUMERIC_MODIFIERS = frozenset({"22", "24", "25", "27", "32", "33", "47", "50", "
                                "92", "93", "95", "96", "97", "99"})
 
 
+_MODIFIER_LIST = re.compile(r"\b(?i:modifiers)\s*-?\s*([0-9A-Z]{2}(?:\s*(?:,|and|&|\+|/)\s*[0-9A-Z]{2})+)\b|"
+                            r"\b([0-9A-Z]{2}(?:\s*(?:,|and|&|\+|/)\s*[0-9A-Z]{2})+)\s+(?i:modifiers)\b|"
+                            r"\b[0-9A-Z]\d{3}[0-9A-Z]((?:-[0-9A-Z]{2}){2,})\b")
+
+
 def other_modifiers(text: str) -> tuple[str, ...]:
     """Modifiers a question writes that are not the pricing modifiers the file has rows for (26, TC, 53).
 
@@ -941,10 +946,14 @@ def other_modifiers(text: str) -> tuple[str, ...]:
     (('25',), ('95',), ())
     >>> other_modifiers("Which modifier is used for 99214?"), other_modifiers("G0556 with the GT modifier")
     ((), ('GT',))
+    >>> other_modifiers("99213 with modifiers 25 and 59"), other_modifiers("What does 20610-59-RT pay?")
+    (('25', '59'), ('59', 'RT'))
     """
+    written = [next(g for g in m.groups() if g).upper() for m in _CODE_MODIFIER.finditer(text)]
+    for m in _MODIFIER_LIST.finditer(text):         # "modifiers 25 and 59", "25 and 59 modifiers", "99213-25-59"
+        written += [t.upper() for t in re.findall(r"\b[0-9A-Za-z]{2}\b", next(g for g in m.groups() if g))]
     found = []
-    for m in _CODE_MODIFIER.finditer(text):
-        mod = next(g for g in m.groups() if g).upper()
+    for mod in written:
         if mod in ("26", "TC", "53") or (mod.isdigit() and mod not in NUMERIC_MODIFIERS) or mod in _NOT_MODIFIERS or \
                 (not mod.isdigit() and not re.fullmatch(r"[A-Z][A-Z0-9]", mod)):
             continue
