@@ -406,6 +406,17 @@ def _extreme_sentence(figure: Figure) -> str:
             f"{_money(national)} {figure.label}.")
 
 
+def _coinsurance_sentence(figure: Figure) -> str:
+    """'In CY2026, of 99214's national non-facility payment of $135.61 (the allowed amount), Medicare pays 80%, $108.49,
+    and the patient's 20% coinsurance is $27.12, once the Part B deductible is met [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    allowed, patient = figure.inputs
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
+            f"{_money(allowed)} (the allowed amount), Medicare pays 80%, {_money(figure.value)}, and the patient's 20% "
+            f"coinsurance is {_money(patient)}, once the yearly Part B deductible is met (some preventive services "
+            f"have no coinsurance) {figure.label}.")
+
+
 def _rate_sentence(figure: Figure) -> str:
     """'In CY2026, 99490's national non-facility payment of $66.13 is $198.39 an hour at its 20 minutes (descriptor
     “Chrnc care mgmt staff 1st 20”; more time on the service lowers it) [computed: 99490 per hour, ...].'"""
@@ -423,7 +434,8 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
-         FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence}
+         FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
+         FigureKind.COINSURANCE: _coinsurance_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

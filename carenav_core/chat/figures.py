@@ -34,6 +34,7 @@ class FigureKind(StrEnum):
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
     COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component, beside its global amount
+    COINSURANCE = "coinsurance"    # one row's amount split: Medicare's 80% and the patient's 20% coinsurance
     EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
 
@@ -107,6 +108,8 @@ class Figure:
                 FigureKind.STATISTIC: "mean average median middle of codes amounts payment",
                 FigureKind.COMPONENTS: "professional technical component components add up adds sum global "
                                        "together same as than more less rounded cents each",
+                FigureKind.COINSURANCE: "Medicare pays patient coinsurance share percent of allowed amount "
+                                        "deductible Part B met once after preventive services no",
                 FigureKind.EXTREME: "locality localities highest lowest most least pays paid where which of "
                                     "national than more less among payment",
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
@@ -776,6 +779,28 @@ def locality_extremes(local: Sequence[ValuationRow], rows: Sequence[ValuationRow
     return figures
 
 
+COINSURANCE_SHARE = Decimal("0.80")     # Part B pays 80% of the allowed amount, after the deductible (42 CFR 410.152)
+
+
+def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is Medicare's 80% share of 99214?": per row in focus of an asked code, its amount in each setting asked
+    split into Medicare's 80% (cents half-up) and the patient's 20% coinsurance (the rest)."""
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.hcpcs not in plan.focus_codes:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            allowed = stated(row, field)
+            if allowed is None:
+                continue
+            medicare = _cents(allowed * COINSURANCE_SHARE)
+            figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 80% / "
+                                  f"patient 20%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                                  setting=setting, inputs=(allowed, allowed - medicare), value=medicare,
+                                  percent=None, place=row.locality, how="80% / 20%"))
+    return figures
+
+
 # Minutes in a CMS short descriptor: "Chrnc care mgmt staff 1st 20", "Rpm tx mgmt ea addl 20 min", "Psytx w pt 60
 # minutes"; not a range ("Eeg 41-60 minutes"), a bound ("Anesthe <60 min", "60 min/>") or a window ("w/in 30min")
 _DESCRIPTOR_MINUTES = re.compile(r"(?<![\d<>=-])(?<!in )(?<!in)(?P<n>\d{1,3})\s*(?:min|mins|minutes)\b(?!\s*/?>)"
@@ -850,6 +875,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _statistics(rows, plan)
     if plan.components:         # both components asked: what they add up to, against the global amount, leads
         what_if = _components(rows, plan) + what_if
+    if plan.coinsurance:        # Medicare's and the patient's shares asked: they lead
+        what_if = _coinsurance(rows, plan) + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
         what_if = _rates(rows, plan) + what_if
     if plan.setting_gap:

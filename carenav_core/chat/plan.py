@@ -82,6 +82,11 @@ _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|co
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
 _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
+                         r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
+                         r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
+                         r"cost[- ]share)\b|\bwhat (?:does|do|would|will) (?:the |a )?(?:patient|beneficiary|member)s? "
+                         r"(?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
 _PLACE_WORD = r"(?:localit(?:y|ies)|areas?|cit(?:y|ies)|states?|places?|regions?|counties|county|market|metros?)"
 _EXTREME = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_PLACE_WORD}\b(?P<a>.{{0,60}})"
@@ -187,6 +192,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the split of the amount
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in so many words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
@@ -1210,4 +1216,5 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=asked_extreme(text) if detection.codes else "",
+                        coinsurance=bool(detection.codes) and bool(COINSURANCE.search(text)),
                         summed=focus > 1 and bool(SUMMED.search(text)) and not components)

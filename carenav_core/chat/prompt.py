@@ -107,6 +107,9 @@ def figure_line(figure: Figure) -> str:
         return (f"{figure.label} {what}: at a conversion factor changed by {figure.percent}% "
                 f"({figure.how}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
                 f"change {shown(figure.value)}.")
+    if figure.kind is FigureKind.COINSURANCE:    # "Medicare 80% $108.49, patient 20% $27.12 of $135.61"
+        return (f"{figure.label} {what}: Medicare 80% {shown(figure.value)}, patient 20% coinsurance "
+                f"{shown(figure.inputs[1])} of the allowed {shown(figure.inputs[0])} (after the Part B deductible).")
     if figure.kind is FigureKind.EXTREME:        # "highest of 109 localities: $170.02 in CA 65 ..., national $135.61"
         end = "highest" if figure.how == "most" else "lowest"
         return (f"{figure.label} {what}: {end} of {figure.counts[0]} localities {shown(figure.inputs[0])} in "

@@ -1030,3 +1030,16 @@ def test_a_place_no_locality_file_knows_is_said_not_silently_dropped(backends):
     assert "“Atlantis” is not a place the CMS locality files know" in said(prepared)
     assert not [w for w in prepare("What does 99213 pay in January 2024?", backends, today=TODAY).warnings
                 if "not a place" in w.message]
+
+
+@pytest.mark.parametrize("question", ["What is Medicare's 80% share of the 2026 payment for 99214, after the patient's "
+                                      "20% coinsurance?", "What would the patient pay for 99490 in 2026?"])
+def test_medicares_share_and_the_patients_coinsurance_split_the_amount(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    assert figure.kind is FigureKind.COINSURANCE
+    allowed, patient = figure.inputs
+    assert figure.value == (allowed * Decimal("0.8")).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert figure.value + patient == allowed
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"Medicare pays 80%, ${figure.value}" in lead and "Part B deductible" in lead
