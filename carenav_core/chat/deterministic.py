@@ -789,6 +789,11 @@ def _basis(text: str, codes: set[str], valuation: bool, named: bool) -> float:
 _CODE_LIST_ITEM = re.compile(r"(?:\(\s*\d+\s*\)|\+\+?)\s*[A-Z0-9]{5}\b[^()]*\(codes? for\b")
 
 
+_DECIDED = re.compile(r"\bwe are finaliz|\bwe (?:have )?finalized\b|\bafter consideration of (?:the )?public comments\b",
+                      re.IGNORECASE)
+_PROPOSED_ONLY = re.compile(r"\bwe (?:had )?proposed\b|\bwe are proposing\b", re.IGNORECASE)
+
+
 def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
                 want: re.Pattern[str], commenters: bool = False, subject: frozenset[str] = frozenset()
                 ) -> list[_Candidate]:
@@ -829,6 +834,9 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
                     not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
+            # in a final rule, what CMS decided answers before what it had proposed
+            if source.kind == "final rule" and not commenters:
+                voice += 2 if _DECIDED.search(text) else -1 if _PROPOSED_ONLY.search(text) else 0
             # A code written in the question weighs 3; members of a named family (the question did not write
             # them) count once, so a list of family codes does not outrank the question's own words.
             asked = subject or terms.written

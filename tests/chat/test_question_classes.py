@@ -1043,3 +1043,8 @@ def test_medicares_share_and_the_patients_coinsurance_split_the_amount(backends,
     assert figure.value + patient == allowed
     lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
     assert f"Medicare pays 80%, ${figure.value}" in lead and "Part B deductible" in lead
+
+
+def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
+    text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
+    assert "we are finalizing our proposal to require RHCs and FQHCs" in text
