@@ -368,12 +368,13 @@ class AnesthesiaSummary:
 
     def sentences(self) -> list[str]:
         low, high, cy, file_cy = self.rows[0], self.rows[-1], self.rows[0].cy, self.rows[0].file_cy
-        said = [f"CY {cy} anesthesia conversion factors range from ${low.amount} in {_place(low)} to "
-                f"${high.amount} in {_place(high)} across {len(self.rows)} payment localities, with a median of "
-                f"${self.median} {self.label}."]
+        # a year with no ANES file of its own says so first, and every amount is the file's year's
+        lead = [f"No CY {cy} ANES file is loaded: the amounts below are the CY {file_cy} file's {self.label}."] \
+            if file_cy != cy else []
+        said = lead + [f"CY {file_cy} anesthesia conversion factors range from ${low.amount} in {_place(low)} to "
+                       f"${high.amount} in {_place(high)} across {len(self.rows)} payment localities, with a median of "
+                       f"${self.median} {self.label}."]
         said += [f"In {_place(r)} it is ${r.amount} {self.label}." for r in self.asked]
-        if file_cy != cy:
-            said.append(f"No CY {cy} ANES file is loaded: these are the amounts of the CY {file_cy} file {self.label}.")
         return said
 
     def source(self) -> Source:

@@ -164,7 +164,9 @@ def test_a_year_without_an_anes_file_says_whose_amounts_it_shows(backends):
     prepared = prepare("anesthesia conversion factor 2026", backends)
     assert {r.cy for r in prepared.anesthesia} == {2026} and {r.file_cy for r in prepared.anesthesia} == {2025}
     text = "".join(DeterministicWriter().stream(prepared))
-    assert "No CY 2026 ANES file is loaded: these are the amounts of the CY 2025 file [ANES CY2025]." in text
+    lead = next(line for line in text.splitlines() if line.startswith("- "))
+    assert lead == "- No CY 2026 ANES file is loaded: the amounts below are the CY 2025 file's [ANES CY2025]."
+    assert "CY 2025 anesthesia conversion factors range" in text and "CY 2026 anesthesia conversion" not in text
 
 
 def test_a_model_stating_a_wrong_conversion_factor_is_withheld(backends, ollama_double):
