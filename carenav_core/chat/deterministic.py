@@ -1150,7 +1150,8 @@ class DeterministicWriter:
                 yield "- " + _quote(decided.text, decided.source)
         if prepared.plan.comments and not said and prepared.sources:
             yield "\n" + NO_COMMENTS
+        # nothing quotable: the top sources are pointed to, unless a note already says the question is not answered
         if not valued and not changes and not said and prepared.sources and not prepared.rows \
-                and not prepared.factors:
+                and not prepared.factors and not prepared.unpriced and not data_notes(prepared):
             yield from (f"- The {s.kind} published {s.published} is also relevant {s.label}."
                         for s in prepared.sources[:2] if s.kind not in NOT_RULE_TEXT)

@@ -355,10 +355,23 @@ _AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:M
                            re.IGNORECASE)
 
 
+_WORDS = re.compile(r"[A-Za-z0-9]{2,}")
+# a code written with too few or too many characters ("CPT 9921", "HCPCS G055"): five are needed
+_MALFORMED_CODE = re.compile(r"\b(?:CPT|HCPCS|code)\s*#?\s*([A-Z]?\d{3,4}|\d{6,7})\b", re.IGNORECASE)
+
+
 def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence, gpci: Sequence
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
     that no fee schedule amount can be shown, and how to ask, instead of leaving only nearby rule text."""
+    if not _WORDS.search(text):
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
+                             "code (for example 99213), a code family (for example chronic care management) or a rule "
+                             "topic."),)
+    malformed = [m.group(1) for m in _MALFORMED_CODE.finditer(text) if m.group(1).upper() not in detection.codes]
+    if malformed and not detection.codes:
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{malformed[0]}” is not a HCPCS/CPT code: codes "
+                             "have five characters (for example 99213 or G0556), so no fee schedule amount is shown."),)
     if detection.codes or factors or anesthesia or gpci or not _AMOUNT_ASKED.search(text):
         return ()
     return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="No HCPCS/CPT code or code family was recognised in "
@@ -502,6 +515,8 @@ def definition_sources(detection: Detection) -> tuple[Source, ...]:
 
 
 def _sources(backends: Backends, text: str, detection: Detection) -> SearchResult:
+    if not _WORDS.search(text):         # "?": nothing to search for (said by _no_code_note)
+        return SearchResult(hits=(), warnings=())
     retrieved = retrieve(backends.store, text, RETRIEVE_K, ("rules",))
     if not detection.codes:
         return retrieved

@@ -1048,3 +1048,12 @@ def test_medicares_share_and_the_patients_coinsurance_split_the_amount(backends,
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
+
+
+@pytest.mark.parametrize("question, said_first", [
+    ("?", "The question has no words to answer"),
+    ("What does CPT 9921 pay?", "“9921” is not a HCPCS/CPT code: codes have five characters"),
+])
+def test_a_question_with_nothing_to_look_up_says_so_instead_of_pointing_at_rules(backends, question, said_first):
+    text = said(prepare(question, backends, today=TODAY))
+    assert said_first in text and "is also relevant" not in text
