@@ -235,9 +235,12 @@ class QuestionPlan:
         volume = f"at a volume of {self.volume.describe()}" if self.volume else ""
         rate = (f"the amount per {self.rate}" + (f" at {self.minutes} minutes" if self.minutes else "")) \
             if self.rate else ""
-        return "; ".join(part for part in (self._what(), why, modifier, parts, counted, volume, rate, said, where,
-                                           self._when(),
-                                           self.setting.value) if part)
+        extreme = {"most": "the locality paying the most", "least": "the locality paying the least",
+                   "both": "the localities paying the most and the least"}.get(self.extreme, "")
+        asked = ", ".join(part for part in (extreme, "Medicare's 80% and the patient's coinsurance" if self.coinsurance
+                                            else "", "their sum" if self.summed else "") if part)
+        return "; ".join(part for part in (self._what(), why, modifier, parts, counted, volume, rate, asked, said,
+                                           where, self._when(), self.setting.value) if part)
 
     def _what(self) -> str:
         codes = list(self.focus_codes)
