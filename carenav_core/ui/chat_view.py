@@ -11,7 +11,7 @@ import streamlit as st
 from carenav_core.chat.answer import Answer
 from carenav_core.chat.events import ChatEvent, FactorEvent, ProgressEvent, TokenEvent, ValuationEvent, WarningEvent
 from carenav_core.chat.deterministic import DATA_NOTE_KINDS
-from carenav_core.chat.figures import Figure, FigureKind
+from carenav_core.chat.figures import CF_SETTING, Figure, FigureKind
 from carenav_core.chat.plan import Intent
 from carenav_core.pfs.rows import AMA_NOTICE, ValuationRow, shows_cpt
 from carenav_core.ui.tables import column_config, csv_bytes, valuation_frame
@@ -53,7 +53,10 @@ def _figures_table(event: ValuationEvent, key: str) -> None:
                    "Amount": float(f.inputs[0] if f.kind is FigureKind.EXTREME else f.value), "Unit": _unit(f),
                    "Percent": float(f.percent) if f.percent is not None else None, "Cite as": f.label}
                   for f in event.figures], hide_index=True, placeholder="—", width="stretch", key=f"figures-{key}",
-                 column_config={"Percent": st.column_config.NumberColumn("Percent", format="%.1f%%")})
+                 column_config={"Percent": st.column_config.NumberColumn("Percent", format="%.1f%%"),
+                                # cents (and RVUs to two places); a conversion factor's four places when one is shown
+                                "Amount": st.column_config.NumberColumn("Amount", format="%.4f" if any(
+                                    f.setting == CF_SETTING for f in event.figures) else "%.2f")})
 
 
 def _unit(figure: Figure) -> str:
