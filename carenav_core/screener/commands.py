@@ -39,14 +39,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_data_check_command)
 
 
+def _no_repeats(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are each written once: a repeated answer ("age": 70, ..., "age": 45) is refused, not
+    silently decided by the last one."""
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError("answered more than once: " + ", ".join(repeated) + " (keep one answer each)")
+    return dict(pairs)
+
+
 def read_answers(path: Path) -> dict:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_no_repeats)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"answers file {path}: byte {exc.start} is not UTF-8 text; save the answers as "
                           "UTF-8 JSON") from exc
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"answers file {path}: {exc}; expected a JSON object of intake answers") from exc
+    except ValueError as exc:       # _no_repeats
+        raise ConfigError(f"answers file {path}: {exc}") from exc
     if not isinstance(raw, dict):
         raise ConfigError(f"answers file {path}: expected a JSON object, got {type(raw).__name__}")
     return raw

@@ -63,3 +63,34 @@ def test_a_married_homeowner_under_61_is_asked_the_spouses_age_for_the_property_
     assert any("whether their spouse is 61 or older" in n for o in found.outcomes for n in o.verdict.needs)
     single = results(**{**owner, "age": 55, "marital_status": "single", "household_size": 1})["property_tax"]
     assert single.classification is X
+
+
+def test_mac_keeps_the_spousal_route_for_a_married_person_on_single_limits_and_closes_with_magi():
+    apart = {**OLDER, "age": 78, "marital_status": "married", "household_size": 1, "living_situation": "own_home",
+             "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes", "adl_help": ["bathing"],
+             "assets": "17991-35130"}
+    assert results(**apart)["mac"].classification is P       # SIPI: CN with spousal impoverishment protections
+    worker = {**OLDER, "age": 60, "medicare_parts": "none", "monthly_income": "2200-2351",
+              "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes", "adl_help": ["bathing"]}
+    found = results(**worker)
+    assert found["apple_health"].classification is X and found["mac"].classification is X
+
+
+def test_extra_help_follows_apple_healths_own_coverage_group_and_the_medically_needy_route_at_home():
+    young = {**OLDER, "age": 57, "marital_status": "married", "household_size": 2, "monthly_income": "3408-3525",
+             "assets": "10001-17600", "nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home"}
+    found = results(**young)
+    assert found["apple_health"].classification is X and found["extra_help"].classification is X
+    at_home = {**OLDER, "age": 70, "medicare_parts": ["A", "B", "D"], "monthly_income": "3977-4499",
+               "nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home"}
+    extra = results(**at_home)["extra_help"]
+    assert extra.classification is P and "medically needy" in " ".join(o.verdict.reason for o in extra.outcomes)
+
+
+def test_an_answers_file_answering_a_question_twice_is_refused_naming_it(tmp_path):
+    from carenav_core.errors import ConfigError
+    from carenav_core.screener.commands import read_answers
+    path = tmp_path / "answers.json"
+    path.write_text('{"age": 70, "county": "King", "age": 45}', encoding="utf-8")
+    with pytest.raises(ConfigError, match="answered more than once: age"):
+        read_answers(path)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile, is_unknown
-from carenav_core.screener.rules.apple_health import long_term_care_route
+from carenav_core.screener.rules.apple_health import long_term_care_route, pathway
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
                                               limits_unknown, rule, under_smallest, unknown, verdict)
 
@@ -60,31 +60,33 @@ def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     if missing:
         return missing
     result = check(profile)
-    if result.status is Status.FAIL and _medicaid_ahead(profile, context):
-        if long_term_care_route(profile, context) is not None:
-            route = "long-term care Apple Health (within the special income level)"
-        else:   # in a nursing facility above the special income level: the medically needy route
-            route = "medically needy Apple Health in the nursing facility (once the cost of care is spent down)"
+    route = _medicaid_ahead(profile, context) if result.status is Status.FAIL else None
+    if route:
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {route} would make Extra Help automatic",
                        thresholds=result.thresholds,
                        needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
     return result
 
 
-def _medicaid_ahead(profile: Profile, context: Context) -> bool:
-    """Not on Apple Health yet, but its long-term care route is open on income (in a nursing facility, or at
-    nursing-facility level of care with a waiver), or they live in a nursing facility (medically needy): full Medicaid,
-    once granted, confers Extra Help whatever the income."""
-    if profile.apple_health in DEEMED:
-        return False
-    # in a nursing facility, income over the special income level still meets medically needy Apple Health once the
-    # cost of care is spent down, and a medically needy person gets Extra Help automatically (42 CFR 423.773(c))
-    if long_term_care_route(profile, context) is None and profile.living_situation != "nursing_facility":
-        return False
+def _medicaid_ahead(profile: Profile, context: Context) -> str | None:
+    """The Apple Health route ahead that would confer Extra Help whatever the income (42 CFR 423.773(c): full Medicaid,
+    categorically or medically needy), in words, or None: not on Apple Health yet, in one of its coverage groups
+    (apple_health.pathway: not when Apple Health's own age and disability test excludes them), and long-term care opens
+    it — within the special income level (in a nursing facility, or at nursing-facility level of care with a waiver),
+    or above it once the cost of that care is spent down (medically needy, in a nursing facility or at home at
+    nursing-facility level of care)."""
+    if profile.apple_health in DEEMED or pathway(profile, context) == "none":
+        return None
+    if long_term_care_route(profile, context) is not None:
+        route = "long-term care Apple Health (within the special income level)"
+    elif profile.living_situation == "nursing_facility" or profile.nursing_facility_level_of_care is True:
+        route = "medically needy Apple Health (once the cost of long-term care is spent down)"
+    else:
+        return None
     if is_unknown(profile.assets) or profile.married is not False:
-        return True         # (a couple keeps more under spousal-impoverishment rules: the single figure cannot exclude)
+        return route        # (a couple keeps more under spousal-impoverishment rules: the single figure cannot exclude)
     standard = context.thresholds.for_unit("ltc_resources", context.on, married=False)
-    return at_or_below(profile.assets, standard, "countable assets").status is not Status.FAIL
+    return route if at_or_below(profile.assets, standard, "countable assets").status is not Status.FAIL else None
 
 
 @rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",

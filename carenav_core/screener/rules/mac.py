@@ -40,14 +40,24 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
 
 
 def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | None:
-    """A FAIL when the answers rule out SSI-related CN for a single person (or one living apart from the spouse) for
-    whom the MAGI adult route (ABP: 19-64 without Medicare) is closed — 65 or older, or with Medicare: income or
-    countable assets wholly above the CN limits. A spend-down makes a person medically needy, not CN, and the SIPI
-    route is only for married couples (WAC 182-513-1605)."""
-    if profile.couple is not False or is_unknown(profile.age) or is_unknown(profile.medicare_parts):
+    """A FAIL when the answers rule out CN for an unmarried person: 19-64 without Medicare and not disabled, income
+    wholly above the MAGI adult limit (ABP); otherwise (65 or older, or with Medicare) income or countable assets wholly
+    above the SSI-related CN limits. A spend-down makes a person medically needy, not CN; a married person, living
+    with the spouse or not, keeps the SIPI route, CN with spousal impoverishment protections (WAC 182-513-1605)."""
+    if profile.married is not False or is_unknown(profile.age) or is_unknown(profile.medicare_parts):
         return None
     if profile.age < 65 and not profile.medicare_parts:
-        return None         # 19-64 without Medicare: the MAGI adult route (ABP) is open
+        # 19-64 without Medicare: the MAGI adult route (ABP), the only one unless they are disabled
+        if profile.disability is not False or is_unknown(profile.monthly_income) or \
+                is_unknown(profile.household_size):
+            return None
+        magi = at_or_below(profile.monthly_income, context.thresholds.for_size(
+            "apple_health_magi_income", context.on, profile.household_size), "household income")
+        if magi.status is not Status.FAIL:
+            return None
+        return verdict(False, f"{magi.reason} of MAGI adult Apple Health (ABP), the only categorically needy route "
+                       "for a working-age adult without Medicare or a disability, which MAC requires",
+                       *magi.thresholds)
     checks = []
     if not is_unknown(profile.monthly_income) and not is_unknown(profile.household_size) and \
             profile.household_size == 1:
