@@ -29,6 +29,11 @@ def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
         return Verdict(status=Status.UNKNOWN, reason="a veteran's surviving spouse; whether they have married again is "
                        "not known (38 CFR 3.50(b)(2))", unknown_fields=("married",),
                        needs=("whether they have married again since the veteran died",))
+    if profile.veteran_status == "surviving_spouse":
+        # not married now; a remarriage since the veteran's death that has ended restores survivors pension only in
+        # narrow cases (38 CFR 3.55), which the intake does not ask
+        return verdict(True, "a veteran's surviving spouse, not married now (a remarriage since the veteran's death, "
+                       "even one that has ended, usually bars survivors pension: 38 CFR 3.55)")
     return verdict(profile.veteran_status != "no", VETERAN_WORDS[profile.veteran_status])
 
 
