@@ -276,8 +276,10 @@ def _total(figure: Figure) -> str:
     what = f"pay {_amount(figure, figure.value)} in the {figure.setting} setting" if figure.money else \
         f"have {figure.value} {figure.setting}s"
     lead = "Billed together, " if len(figure.codes) > 1 else ""
-    if not figure.together:     # alternatives of one family, added up because the question asks for their sum
-        lead, what = "Added up (they are alternatives, not billed together), ", what.replace("pay ", "come to ", 1)
+    if not figure.together:     # alternatives of one family, or one code's years, added up because asked
+        years = all(re.search(r" CY\d{4}$", c) for c in figure.codes)
+        lead = "Added up over the years, " if years else "Added up (they are alternatives, not billed together), "
+        what = what.replace("pay ", "come to ", 1)
     if figure.how:          # some codes left out of this setting's total (figures._payable_part)
         verb = "pay" if len(figure.codes) > 1 else "pays"
         parts = f" ({amounts})" if len(figure.inputs) > 1 else ""
@@ -523,6 +525,9 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
                   zip(("non-facility", "facility"), fields, (Setting.NON_FACILITY, Setting.FACILITY))
                   if value is not None and setting in (Setting.BOTH, kind)]
         return f"CY{row.cy} ({stage}): {_code(row, False)} has {' and '.join(values) or f'no {what} RVUs'} {row.label}."
+    if row.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED:     # "98008 pays $47.23" is no payment of status I
+        return (f"CY{row.cy} ({stage}): {_code(row, False)} has status {row.status} ({row.status_meaning}): no "
+                f"national fee schedule payment {row.label}.")
     paid = [f"{_money(amount)} {where}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]

@@ -509,6 +509,24 @@ def _volume_changes(figures: list[Figure]) -> list[Figure]:
     return found
 
 
+def _year_sums(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """One code's amounts in the final years in focus added up, per place and setting asked ("the sum of 99495's 2025
+    payment and its 2026 payment")."""
+    figures = []
+    by_place: dict[str, list[ValuationRow]] = {}
+    for row in modifier_rows(rows, plan.modifier):
+        if row.in_focus and not row.proposed and row.hcpcs in plan.focus_codes:
+            by_place.setdefault(row.locality, []).append(row)
+    for place, series in by_place.items():
+        series.sort(key=lambda r: r.cy)
+        if len(series) < 2:
+            continue
+        names = tuple(f"{_name(r)} CY{r.cy}" for r in series)
+        label = f"[computed: {' + '.join(names)}]"
+        figures += [replace(f, together=False) for f in _pair(FigureKind.TOTAL, label, names, tuple(series), plan)]
+    return figures
+
+
 def _total_changes(totals: list[Figure]) -> list[Figure]:
     """"The combined payment of G0556, G0557 and G0558 in 2025 versus 2026": per place and setting, the whole sum in
     the first vintage to the last (final years; a total that leaves a code out is not compared)."""
@@ -779,6 +797,32 @@ def locality_extremes(local: Sequence[ValuationRow], rows: Sequence[ValuationRow
     return figures
 
 
+def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is the difference between the QP and non-QP payment for 99215 in 2026?": per row in focus of a year with
+    both CFs, the amount at the QP CF minus the amount at the non-QP CF, per setting asked."""
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
+            continue
+        amounts = {row.cf_label: (row.payment_nonfac, row.payment_fac)}
+        amounts.update({c.label: (nf, f) for c, nf, f in row.other_payments()})
+        qp = next((v for k, v in amounts.items() if k.endswith(" QP")), None)
+        other = next((v for k, v in amounts.items() if k.endswith(" non-QP")), None)
+        if qp is None or other is None or row.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            i = 0 if field == "payment_nonfac" else 1
+            if stated(row, field) is None or qp[i] is None or other[i] is None:
+                continue
+            value = _cents(qp[i] - other[i])
+            figures.append(Figure(kind=FigureKind.DIFFERENCE, label=f"[computed: {_name(row)} QP − non-QP, "
+                                  f"{_short(row.label)}]", codes=(f"{_name(row)} at the QP CF",
+                                                                  f"{_name(row)} at the non-QP CF"),
+                                  rows=(row.label, row.label), setting=setting, inputs=(qp[i], other[i]), value=value,
+                                  percent=_percent(value, other[i]), place=row.locality))
+    return figures
+
+
 COINSURANCE_SHARE = Decimal("0.80")     # Part B pays 80% of the allowed amount, after the deductible (42 CFR 410.152)
 
 
@@ -875,6 +919,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _statistics(rows, plan)
     if plan.components:         # both components asked: what they add up to, against the global amount, leads
         what_if = _components(rows, plan) + what_if
+    if plan.qp_versus:          # "the QP and the non-QP payment": their difference leads
+        what_if = _qp_differences(rows, plan) + what_if
     if plan.coinsurance:        # Medicare's and the patient's shares asked: they lead
         what_if = _coinsurance(rows, plan) + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
@@ -893,6 +939,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _national_differences(rows, plan)
     if Intent.TREND in plan.intents or plan.proposed:
         figures += _changes(rows, plan)
+    if plan.summed and len(plan.focus_codes) == 1:     # "add up 99213's payments for 2024, 2025 and 2026"
+        figures += _year_sums(rows, plan)
     if Intent.TOTAL in plan.intents and (len(plan.focus_codes) > 1 or plan.units) and not plan.bundles:
         totals = _totals(rows, plan)
         if plan.summed and Intent.TREND in plan.intents:    # "combined ... in 2025 versus 2026": the sum's change

@@ -151,6 +151,28 @@ def other_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tup
     return (WarningEvent(kind=WarningKind.MODIFIER_NOT_FOUND, message=". ".join(notes) + "."),)
 
 
+_SIGNED = re.compile(r"(?:^|[\s(:])(?:-|\u2212|minus\s+|negative\s+)(\d[\d,]*(?:\.\d+)?)\s*(%|percent\b|"
+                     r"[A-Za-z]+)", re.IGNORECASE)
+_COUNTED = re.compile(r"visits?|patients?|services?|claims?|units?|encounters?|sessions?|times|procedures?",
+                      re.IGNORECASE)
+
+
+def _negative_note(text: str, plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """A count or percent written with a minus ("-20 visits a month", "cut by -5%") is said, not priced: a negative
+    count bills nothing, and a cut by a negative percent could mean either way."""
+    notes = []
+    for m in _SIGNED.finditer(text):
+        number, unit = m.group(1), m.group(2)
+        if _COUNTED.fullmatch(unit):
+            notes.append(f"A count of −{number} {unit} is not a number of services billed, so no volume is priced; "
+                         "ask with the count billed")
+        elif unit.lower() in ("%", "percent") and plan.cf_change is None and re.search(
+                r"\bconversion factor|\bCF\b", text, re.IGNORECASE):
+            notes.append(f"A conversion factor change of −{number}% could be read either way, so none is priced; "
+                         f"ask for a cut or a raise of {number}%")
+    return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=n + ".") for n in dict.fromkeys(notes))
+
+
 def _is_qp(label: str) -> bool:
     return label.endswith(" QP")
 
@@ -360,6 +382,10 @@ _WORDS = re.compile(r"[A-Za-z0-9]{2,}")
 _MALFORMED_CODE = re.compile(r"\b(?:CPT|HCPCS|code)\s*#?\s*([A-Z]?\d{3,4}|\d{6,7})\b", re.IGNORECASE)
 
 
+_SPLIT_CODE = re.compile(r"\b(?:code|CPT|HCPCS)?\s*#?\b(\d{2}|\d{3}|[A-V]\d{1,3})[-. ](\d{2,3})\b(?=\D|$)",
+                         re.IGNORECASE)
+
+
 def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence, gpci: Sequence
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
@@ -368,6 +394,11 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
                              "code (for example 99213), a code family (for example chronic care management) or a rule "
                              "topic."),)
+    split = [code for m in _SPLIT_CODE.finditer(text) for code in [(m.group(1) + m.group(2)).upper()]
+             if len(code) == 5]
+    if split and not detection.codes:       # "99-213": the code written in two pieces
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"No HCPCS/CPT code was recognised: did you mean "
+                             f"{split[0]}? Ask again with the five characters together."),)
     malformed = [m.group(1) for m in _MALFORMED_CODE.finditer(text) if m.group(1).upper() not in detection.codes]
     if malformed and not detection.codes:
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{malformed[0]}” is not a HCPCS/CPT code: codes "
@@ -557,6 +588,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if plan.extreme and not plan.places and rows and backends.fee_db is not None:
         figures = _extremes(backends, plan, rows) + figures
     warnings += timeless_note(rows, plan)
+    warnings += _negative_note(text, plan)
     if plan.cf_change is not None and plan.cf_change <= -100:
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
             f"A conversion factor cut of {-plan.cf_change}% leaves no conversion factor (payment = RVUs × CF), so no "

@@ -29,6 +29,8 @@ SINCE = re.compile(r"\b(?:since|after|starting(?:\s+in)?|from)\s+(?:the\s+)?(?:C
 RELATIVE = {"last year": -1, "previous year": -1, "prior year": -1, "this year": 0, "current year": 0,
             "next year": 1, "coming year": 1}
 _RELATIVE = re.compile(r"\b(" + "|".join(RELATIVE) + r")\b", re.IGNORECASE)
+# a year before 2010 written as one ("in 1999", "for CY 2005"), not a count ("2000 patients")
+_OLD_YEAR = re.compile(r"\b(?:in|for|of|during|year|CY)\s?(19[5-9]\d|200\d)\b(?!\s*[A-Za-z])", re.IGNORECASE)
 _SINCE_RELATIVE = re.compile(r"\b(?:since|from)\s+(?:the\s+)?(last year|previous year|prior year)\b"
                              r"(?!\s*(?:to|and|through|-|–|vs))", re.IGNORECASE)
 _PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
@@ -85,8 +87,8 @@ _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|
 COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
                          r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
-                         r"cost[- ]share)\b|\bwhat (?:does|do|would|will) (?:the |a )?(?:patient|beneficiary|member)s? "
-                         r"(?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
+                         r"cost[- ]share)\b|\b(?:what|how much) (?:does|do|would|will) (?:the |a )?"
+                         r"(?:patient|beneficiary|member)s? (?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
 _PLACE_WORD = r"(?:localit(?:y|ies)|areas?|cit(?:y|ies)|states?|places?|regions?|counties|county|market|metros?)"
 _EXTREME = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_PLACE_WORD}\b(?P<a>.{{0,60}})"
@@ -118,7 +120,8 @@ def asked_extreme(text: str) -> str:
 
 
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
-SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
+SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\b[A-Z0-9]{5}\s*\+\s*[A-Z0-9]{5}\b|"
+                    r"\badd\s+up\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
                     r"\ball together\b|\bin total\b|\bsummed\b", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
@@ -192,6 +195,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the split of the amount
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in so many words
@@ -356,6 +360,7 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     masked = RANGE.sub(" ", text)
     since = next((int(m.group(1)) for m in SINCE.finditer(masked)), None)
     years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
+    years.update(int(m.group(1)) for m in _OLD_YEAR.finditer(masked))      # "in 1999": before any file, said so
     if since is None and (m := _SINCE_RELATIVE.search(text)):     # "since last year": every year from then on
         since = today.year + RELATIVE[m.group(1).lower()]
         text = _SINCE_RELATIVE.sub(" ", text)
@@ -474,7 +479,7 @@ _WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of
                          r"(?:calendar\s+)?year|(?:all\s+of\s+)?(?:CY\s?)?20[1-3]\d)\b(?!\s*(?:to|-|through|and|vs))"
                          r"|\ball\s+(?:of\s+)?(?:the\s+)?year\b|\b(?:a|the)\s+(?:whole|full|entire)\s+year\b",
                          re.IGNORECASE)
-_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
+_YEARLY = re.compile(r"\b(?:annual(?:ly|i[sz]ed)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
                      re.IGNORECASE)
 # Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
 # "20 minutes for patients")
@@ -487,6 +492,10 @@ _SPAN_NUMBERS = COUNT_WORDS | {"one": 1, "eleven": 11, "twelve": 12, "eighteen":
 @lru_cache(maxsize=1)
 def _family_acronyms() -> frozenset[str]:
     return frozenset(syn.upper() for f in load_families() for syn in f.synonyms if syn.isupper())
+
+
+# a minus sign or word right before a number ("-20 visits", "cut by -5%", "minus 3 percent")
+NEGATIVE_BEFORE = re.compile(r"(?:^|[\s(:])(?:-|\u2212|minus\s+|negative\s+)$", re.IGNORECASE)
 
 
 def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
@@ -512,6 +521,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     0
     """
     for m in _VOLUME.finditer(text):
+        if NEGATIVE_BEFORE.search(text[:m.start()]):
+            continue                                       # "-20 visits a month" is no volume (pipeline says so)
         count = int(m.group("count").replace(",", ""))
         if m.group("count") in codes or count < 2 or (1900 <= count <= 2099 and "," not in m.group("count")):
             continue
@@ -525,7 +536,7 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
             then = re.match(r"\s+" + _VOLUME_NOUN.pattern, text[end:], re.IGNORECASE)
             if then and not then.group("noun").isupper():     # "150 RPM patients": the patients are counted
                 noun, end = _NOUNS.get(then.group("noun").lower(), then.group("noun").lower()), end + then.end()
-        elif noun.lower().startswith("unit") and count < 100:
+        elif noun.lower().startswith("unit") and count < 100 and not _RATE_ANYWHERE.search(text):
             continue                                       # "two units of 99498" is a total (asked_units)
         elif noun.lower() == "times":
             if not _PER.match(text[end:]):
@@ -823,7 +834,8 @@ _SUPPOSED = re.compile(r"\b(?:would|if|suppose|supposing|were|what happens|hypot
 _CF_CHANGE = re.compile(
     rf"(?P<pct>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent|per cent)\s+(?:{_CF_WORDS}\s+)?"
     rf"(?P<way>cut|cuts|reduction|decrease|drop|lower|increase|rise|raise|higher|bump|boost|update)\b"
-    rf"|\b(?P<way2>cut|reduce|lower|raise|increase|drop|decrease)\w*\s+(?:the\s+)?{_CF_WORDS}\s+(?:by\s+)?"
+    rf"|\b(?P<way2>cut|reduce|lower|raise|increase|drop|decrease|trim|shave|slash|pare|hike|bump|boost)\w*\s+"
+    rf"(?:the\s+)?{_CF_WORDS}\s+(?:by\s+)?"
     rf"(?P<pct2>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)"
     rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped)\s+(?:by\s+)?"
     rf"(?P<pct3>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
@@ -851,7 +863,8 @@ def asked_cf_change(text: str) -> Decimal | None:
         return None
     pct = Decimal(m.group("pct") or m.group("pct2") or m.group("pct3"))
     way = (m.group("way") or m.group("way2") or m.group("way3")).lower()
-    return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower")) else pct
+    return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower", "trim", "shav", "slash", "par")) \
+        else pct
 
 
 # "mean" as a statistic ("the mean payment", "mean of"), not the verb ("I mean shift 100 visits")
@@ -1182,8 +1195,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     units = asked_units(text, named)
     volume = asked_volume(text, detection.codes) if detection.codes else None
     if volume is not None:      # "billed 20 times a month": the volume's count, not 20 units of each service
-        units = tuple(u for u in units if not (u[1] == volume.count and
-                                               re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE)))
+        units = tuple(u for u in units if not (u[1] == volume.count and (volume.noun == "units" or
+                                               re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE))))
     bundles = asked_bundles(text, named)
     versus_national = bool(_NATIONAL.search(text))
     switched = asked_switch(text, named)
@@ -1220,4 +1233,6 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         components=components,
                         extreme=asked_extreme(text) if detection.codes else "",
                         coinsurance=bool(detection.codes) and bool(COINSURANCE.search(text)),
-                        summed=focus > 1 and bool(SUMMED.search(text)) and not components)
+                        qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
+                        and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
+                        summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -94,10 +94,14 @@ def test_total_of_add_on_and_base():
     rows = [_row("G2211", 2025, "15.53", "15.53", global_days="ZZZ"), _row("99213", 2025, "88.95", "63.72")]
     figures = compute_figures(mark_focus(rows, p), p)
     assert {(f.setting, f.value) for f in figures} == {("non-facility", Decimal("104.48")), ("facility", Decimal("79.25"))}
-    # two base codes of a family whose base codes are alternatives (two office visit levels) are never summed
-    p = plan("99213 + 99214 total payment in 2025")
+    # two base codes of a family whose base codes are alternatives (two office visit levels) are not billed together:
+    # "total" alone sums nothing; added up in so many words ("99213 + 99214") they are, said to be alternatives
     rows = [_row("99213", 2025, "88.95", "63.72"), _row("99214", 2025, "125.12", "92.01")]
+    p = plan("99213 and 99214 total payment in 2025")
     assert not compute_figures(mark_focus(rows, p), p)
+    p = plan("99213 + 99214 total payment in 2025")
+    summed = compute_figures(mark_focus(rows, p), p)
+    assert {f.value for f in summed} == {Decimal("214.07"), Decimal("155.73")} and not any(f.together for f in summed)
 
 
 @pytest.mark.parametrize("question, intent", [

@@ -1057,3 +1057,56 @@ def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(bac
 def test_a_question_with_nothing_to_look_up_says_so_instead_of_pointing_at_rules(backends, question, said_first):
     text = said(prepare(question, backends, today=TODAY))
     assert said_first in text and "is also relevant" not in text
+
+
+@pytest.mark.parametrize("question, check", [
+    ("We bill roughly 15 units of 99490 every month. What does that add up to for all of 2026?",
+     lambda p: p.volume.count == 15 and p.volume.months == 12 and not p.units),
+    ("Annualized, what are 20 visits per month of 99213 in Seattle worth at 2026 rates?",
+     lambda p: p.volume.months == 12),
+    ("If CMS trimmed the CF by 2% for 2026, what would 99214 pay?", lambda p: p.cf_change == Decimal("-2")),
+    ("G0556+G0557+G0558 2026 nonfacility", lambda p: p.summed),
+    ("For 99215 in 2026, how much does Medicare pay and how much does the patient owe?", lambda p: p.coinsurance),
+    ("What would -20 visits a month of 99213 bring in over 2026?", lambda p: p.volume is None),
+    ("What did 99213 pay in 1999?", lambda p: 1999 in p.years),
+    ("What did 2000 patients of 99213 bring in?", lambda p: 2000 not in p.years),
+])
+def test_round_six_phrasings_are_read_as_meant(question, check):
+    assert check(plan(question))
+
+
+@pytest.mark.parametrize("question, codes, total", [
+    ("What is the sum of 99495's 2025 payment and its 2026 payment?", ("99495 CY2025", "99495 CY2026"), None),
+    ("Add up 99213's payments for 2024, 2025 and 2026.", ("99213 CY2024", "99213 CY2025", "99213 CY2026"), None),
+])
+def test_one_codes_payments_added_up_over_the_years(backends, question, codes, total):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    rows = {r.cy: r.payment_nonfac for r in prepared.rows if r.in_focus and not r.proposed and not r.mod}
+    assert figure.kind is FigureKind.TOTAL and figure.codes == codes
+    assert figure.value == sum(rows[int(c[-4:])] for c in codes)
+    assert "Added up over the years" in next(line for line in said(prepared).splitlines() if line.startswith("- "))
+
+
+def test_the_qp_and_non_qp_amounts_are_subtracted_when_both_are_asked(backends):
+    prepared = prepare("What is the difference between the QP and non-QP payment for 99215 in 2026?", backends,
+                       today=TODAY)
+    figure = prepared.figures[0]
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99215" and r.cy == 2026)
+    amounts = {row.cf_label: row.payment_nonfac, **{c.label: nf for c, nf, _ in row.other_payments()}}
+    assert figure.value == amounts["CY2026 QP"] - amounts["CY2026 non-QP"]
+
+
+def test_a_year_by_year_line_of_an_unpaid_status_states_no_payment(backends):
+    text = said(prepare("How did 98008's payment change from 2025 to 2026?", backends, today=TODAY))
+    assert "98008 pays $" not in text and "no national fee schedule payment" in text
+
+
+@pytest.mark.parametrize("question, note", [
+    ("What would -20 visits a month of 99213 bring in over 2026?", "A count of −20 visits"),
+    ("What would 99213 pay in 2026 if the conversion factor were cut by -5%?", "could be read either way"),
+    ("What does code 99-213 pay?", "did you mean 99213?"),
+    ("What did 99213 pay in 1999?", "No CY1999 fee schedule values for 99213"),
+])
+def test_a_signed_split_or_too_old_input_is_said_not_silently_changed(backends, question, note):
+    assert any(note in w.message for w in prepare(question, backends, today=TODAY).warnings)
