@@ -61,7 +61,7 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     if result.status is Status.FAIL and profile.age >= widow_age.amount and profile.married is not True:
         # RCW 84.36.381(3): a participant's surviving spouse or domestic partner may continue the exemption at 57+;
         # one year short, the birthday may settle it too
-        birthday = (f"whether they turn {minimum.shown()} by December 31, {context.on.year}",) \
+        birthday = (_birthday(minimum, context),) \
             if profile.age == minimum.amount - 1 else ()
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; a participant's surviving spouse or partner may "
                        f"continue it from age {widow_age.shown()}", thresholds=(minimum, widow_age),
@@ -69,8 +69,15 @@ def aged_61_or_disabled(profile: Profile, context: Context) -> Verdict:
     if result.status is Status.FAIL and profile.age == minimum.amount - 1:
         # The age only has to be reached by December 31 of the year the application is filed (RCW 84.36.381).
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; one year short, so it depends on the birthday",
-                       thresholds=(minimum,), needs=(f"whether they turn {minimum.shown()} by December 31, {context.on.year}",))
+                       thresholds=(minimum,), needs=(_birthday(minimum, context),))
     return result
+
+
+def _birthday(minimum, context: Context) -> str:
+    """One year short of the age: this year's application if they turn it by December 31, else next year's (the age
+    need only be reached by December 31 of the year the application is filed)."""
+    return (f"whether they turn {minimum.amount:g} by December 31, {context.on.year} (if not, they can apply in "
+            f"{context.on.year + 1}, the year they turn {minimum.amount:g})")
 
 
 def _spouse_route(profile: Profile, minimum, reason: str) -> Verdict | None:
