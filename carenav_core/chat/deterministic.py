@@ -419,6 +419,19 @@ def _coinsurance_sentence(figure: Figure) -> str:
             f"have no coinsurance) {figure.label}.")
 
 
+def _count_sentence(figure: Figure) -> str:
+    """'In CY2026, 2 of the 4 asked codes (99202, 99203, 99204, 99205) pay over $150 at the national non-facility
+    payment: 99204 ($177.36) and 99205 ($229.36) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    op, rest = figure.how.split(" ", 1)
+    limit, asked = rest.split(" of ", 1)
+    found = "none does" if not figure.inputs else \
+        listed([f"{c} ({_amount(figure, a)})" for c, a in zip(figure.codes, figure.inputs)])
+    verb = "pays" if figure.value == 1 else "pay"
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.value} of the {figure.counts[0]} asked codes "
+            f"({asked}) {verb} {op} {limit} at the {_payment_words(figure)}: {found} {figure.label}.")
+
+
 def _rate_sentence(figure: Figure) -> str:
     """'In CY2026, 99490's national non-facility payment of $66.13 is $198.39 an hour at its 20 minutes (descriptor
     “Chrnc care mgmt staff 1st 20”; more time on the service lowers it) [computed: 99490 per hour, ...].'"""
@@ -437,7 +450,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
-         FigureKind.COINSURANCE: _coinsurance_sentence}
+         FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

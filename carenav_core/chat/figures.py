@@ -34,6 +34,7 @@ class FigureKind(StrEnum):
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
     COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component, beside its global amount
+    COUNT = "count"                # how many of the asked codes pay over (under) an amount the question gives
     COINSURANCE = "coinsurance"    # one row's amount split: Medicare's 80% and the patient's 20% coinsurance
     EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
@@ -108,6 +109,8 @@ class Figure:
                 FigureKind.STATISTIC: "mean average median middle of codes amounts payment",
                 FigureKind.COMPONENTS: "professional technical component components add up adds sum global "
                                        "together same as than more less rounded cents each",
+                FigureKind.COUNT: "of how many which pay over under above below more less than at least at most "
+                                  "codes none all",
                 FigureKind.COINSURANCE: "Medicare pays patient coinsurance share percent of allowed amount "
                                         "deductible Part B met once after preventive services no",
                 FigureKind.EXTREME: "locality localities highest lowest most least pays paid where which of "
@@ -797,6 +800,30 @@ def locality_extremes(local: Sequence[ValuationRow], rows: Sequence[ValuationRow
     return figures
 
 
+def _counted_over(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"How many of 99202-99205 pay over $150?": per vintage in focus and measure asked, the asked codes whose amount is
+    over (at or above for "at least") or under the amount given; `counts` holds how many codes had an amount."""
+    op, limit = plan.threshold
+    by_label: dict[str, list[ValuationRow]] = {}
+    for row in modifier_rows(rows, plan.modifier):
+        if row.in_focus and row.hcpcs in plan.focus_codes and not row.proposed:
+            by_label.setdefault(row.label, []).append(row)
+    figures = []
+    for label, group in by_label.items():
+        for setting, field in measured_fields(plan):
+            priced = [(r, stated(r, field)) for r in group if stated(r, field) is not None]
+            if len(priced) < 2:
+                continue
+            passing = [(r, a) for r, a in priced if (a > limit if op == "over" else a < limit)]
+            figures.append(Figure(kind=FigureKind.COUNT, label=f"[computed: asked codes {op} ${limit}, "
+                                  f"{_short(label)}]", codes=tuple(_name(r) for r, _ in passing) or ("none",),
+                                  rows=tuple(r.label for r, _ in passing), setting=setting,
+                                  inputs=tuple(a for _, a in passing), value=Decimal(len(passing)), percent=None,
+                                  place=priced[0][0].locality, counts=(len(priced),),
+                                  how=f"{op} ${limit} of {', '.join(_name(r) for r, _ in priced)}"))
+    return figures
+
+
 def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """"What is the difference between the QP and non-QP payment for 99215 in 2026?": per row in focus of a year with
     both CFs, the amount at the QP CF minus the amount at the non-QP CF, per setting asked."""
@@ -919,6 +946,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         figures += _statistics(rows, plan)
     if plan.components:         # both components asked: what they add up to, against the global amount, leads
         what_if = _components(rows, plan) + what_if
+    if plan.threshold:          # "how many of them pay over $150": the count leads
+        what_if = _counted_over(rows, plan) + what_if
     if plan.qp_versus:          # "the QP and the non-QP payment": their difference leads
         what_if = _qp_differences(rows, plan) + what_if
     if plan.coinsurance:        # Medicare's and the patient's shares asked: they lead

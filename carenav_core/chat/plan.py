@@ -119,6 +119,28 @@ def asked_extreme(text: str) -> str:
     return "both" if most and least else "most" if most else "least" if least else ""
 
 
+_THRESHOLD = re.compile(r"\b(?P<op>over|above|more than|greater than|higher than|at least|exceeds?|exceeding|under|"
+                        r"below|less than|lower than|at most)\s+\$\s?(?P<amount>\d[\d,]*(?:\.\d{1,2})?)", re.IGNORECASE)
+_COUNT_ASKED = re.compile(r"\bhow many\b|\bwhich\b|\bwhat (?:share|percent(?:age)?|fraction|proportion)\b|"
+                          r"\bcount\b|\blist\b|\bany\b", re.IGNORECASE)
+
+
+def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
+    """"How many of 99202-99205 pay over $150?", "Which of 99211-99215 pay more than $100?": ("over" or "under", the
+    amount) when a question asks which of two or more codes are above or below an amount; None otherwise.
+
+    >>> asked_threshold("How many of 99202-99205 pay over $150 in 2026?", 4)
+    ('over', Decimal('150'))
+    >>> asked_threshold("Which of 99211-99215 pay less than $100.50?", 5), asked_threshold("99213 over $90?", 1)
+    (('under', Decimal('100.50')), None)
+    """
+    m = _THRESHOLD.search(text)
+    if codes < 2 or not m or not _COUNT_ASKED.search(text):
+        return None
+    under = m.group("op").lower() in ("under", "below", "less than", "lower than", "at most")
+    return ("under" if under else "over"), Decimal(m.group("amount").replace(",", ""))
+
+
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
 SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\b[A-Z0-9]{5}\s*\+\s*[A-Z0-9]{5}\b|"
                     r"\badd\s+up\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
@@ -195,6 +217,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the split of the amount
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
@@ -1233,6 +1256,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         components=components,
                         extreme=asked_extreme(text) if detection.codes else "",
                         coinsurance=bool(detection.codes) and bool(COINSURANCE.search(text)),
+                        threshold=asked_threshold(text, focus),
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

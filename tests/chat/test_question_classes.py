@@ -1110,3 +1110,19 @@ def test_a_year_by_year_line_of_an_unpaid_status_states_no_payment(backends):
 ])
 def test_a_signed_split_or_too_old_input_is_said_not_silently_changed(backends, question, note):
     assert any(note in w.message for w in prepare(question, backends, today=TODAY).warnings)
+
+
+@pytest.mark.parametrize("question, op, limit", [
+    ("How many of 99202-99205 pay more than $150 in the office in 2026?", "over", Decimal("150")),
+    ("Which of 99211 through 99215 pay less than $100 in 2026?", "under", Decimal("100")),
+])
+def test_how_many_of_the_asked_codes_pay_over_an_amount_is_counted(backends, question, op, limit):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    assert figure.kind is FigureKind.COUNT and prepared.plan.threshold == (op, limit)
+    field = "payment_nonfac" if figure.setting == "non-facility" else "payment_fac"
+    amounts = {r.hcpcs: getattr(r, field) for r in prepared.rows if r.in_focus and not r.proposed and not r.mod
+               and r.cy == 2026 and getattr(r, field) is not None}
+    passing = sorted(c for c, a in amounts.items() if (a > limit if op == "over" else a < limit))
+    assert sorted(c for c in figure.codes if c != "none") == passing and figure.value == len(passing)
+    assert figure.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))
