@@ -42,7 +42,8 @@ def run_ask(args: argparse.Namespace, settings: Settings) -> int:
 def _print(event: ChatEvent) -> None:
     if isinstance(event, FactorEvent) and event.anesthesia:
         first = event.anesthesia[0]
-        print(f"anesthesia conversion factors, CY{first.cy} (ANES file CY{first.file_cy}; * = asked):")
+        national = f"; national {first.national}" if first.national is not None else ""
+        print(f"anesthesia conversion factors, CY{first.cy} (ANES file CY{first.file_cy}{national}; * = asked):")
         shown = [r for r in event.anesthesia if r.asked] or []
         for local in dict.fromkeys([*shown, event.anesthesia[0], event.anesthesia[-1]]):
             print(f"  {'*' if local.asked else ' '} {local.state:3s} {local.key:9s} {local.name[:40]:40s} ${local.amount}")

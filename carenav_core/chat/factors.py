@@ -23,6 +23,9 @@ _ANESTHESIA = re.compile(r"\ban(?:a)?esthesia\b", re.IGNORECASE)
 ANESTHESIA_NOTE = ("The loaded data hold no national anesthesia conversion factor (it is not the Physician Fee "
                    "Schedule conversion factor); the anesthesia conversion factors of the CMS ANES file, one per "
                    "payment locality, are shown instead.")
+# the ANES file states a national anesthesia CF: it is said first, and the localities' after it
+ANESTHESIA_NATIONAL_NOTE = ("The anesthesia conversion factor is not the Physician Fee Schedule conversion factor: the "
+                            "CMS ANES file's national figure and its amount for each payment locality are shown.")
 NO_ANESTHESIA = ("The loaded data hold no anesthesia conversion factor for this year (no CMS ANES file), and the "
                  "national PFS conversion factor is not an anesthesia amount, so none is stated.")
 
@@ -357,12 +360,18 @@ class AnesthesiaSummary:
     def asked(self) -> tuple[AnesthesiaRow, ...]:
         return tuple(r for r in self.rows if r.asked)
 
+    @property
+    def national(self) -> Decimal | None:
+        return self.rows[0].national
+
     def numbers(self) -> tuple[Decimal, ...]:
         return (self.rows[0].amount, self.rows[-1].amount, self.median, Decimal(len(self.rows)),
-                Decimal(self.rows[0].cy), Decimal(self.rows[0].file_cy), *(r.amount for r in self.asked))
+                Decimal(self.rows[0].cy), Decimal(self.rows[0].file_cy), *(r.amount for r in self.asked),
+                *((self.national,) if self.national is not None else ()))
 
     def words(self) -> str:
         return ("anesthesia conversion factor CF payment locality localities range lowest highest median from to "
+                "national states gives its header "
                 f"across ANES file CY{self.rows[0].file_cy} {self.rows[0].cy} loaded no file " +
                 " ".join(f"{r.name} {r.state} {r.key}" for r in (self.rows[0], self.rows[-1], *self.asked)))
 
@@ -371,6 +380,9 @@ class AnesthesiaSummary:
         # a year with no ANES file of its own says so first, and every amount is the file's year's
         lead = [f"No CY {cy} ANES file is loaded: the amounts below are the CY {file_cy} file's {self.label}."] \
             if file_cy != cy else []
+        if self.national is not None:
+            lead.append(f"The CY {file_cy} ANES file states a national anesthesia conversion factor of "
+                        f"${self.national} {self.label}.")
         said = lead + [f"CY {file_cy} anesthesia conversion factors range from ${low.amount} in {_place(low)} to "
                        f"${high.amount} in {_place(high)} across {len(self.rows)} payment localities, with a median of "
                        f"${self.median} {self.label}."]

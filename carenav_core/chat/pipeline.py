@@ -25,9 +25,9 @@ from carenav_core.backends import Backends, data_version
 from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, ProgressEvent, Source, SourcesEvent,
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
-from carenav_core.chat.factors import (ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary, asked_places, other_payer,
-                                       asks_anesthesia, asks_conversion_factor, asks_gpci, factor_sources,
-                                       gpci_summary, in_focus, other_system)
+from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary,
+                                       asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
+                                       factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures, locality_extremes, timeless_codes
 from carenav_core.chat.indicators import indicator_facts
@@ -356,8 +356,9 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
         system = other_system(text)
         if asks_anesthesia(text):
             anesthesia = _by_locality(backends, text, plan, today, anesthesia_rows, "anesthesia")
-            notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=ANESTHESIA_NOTE if anesthesia
-                                   else NO_ANESTHESIA),)
+            said = NO_ANESTHESIA if not anesthesia else ANESTHESIA_NOTE if anesthesia[0].national is None else \
+                ANESTHESIA_NATIONAL_NOTE
+            notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=said),)
         elif system:
             notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Physician "
                                    f"Fee Schedule's conversion factors; no {system} conversion factor is loaded, and "

@@ -2,6 +2,8 @@
 and period, each compared with the previous calendar year's final conversion factor (computed here)."""
 from __future__ import annotations
 
+import duckdb
+
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -178,10 +180,22 @@ class AnesthesiaRow(LocalityFact):
     """One payment locality's anesthesia conversion factor (CMS ANES file) for one CY."""
     file_cy: int          # the CY of the ANES file it was read from (CY2026 has none loaded: the CY2025 file)
     amount: Decimal
+    national: Decimal | None = None     # the national anesthesia CF that file's header states, if it states one
 
     @property
     def label(self) -> str:
         return f"[ANES CY{self.file_cy}]"
+
+
+def national_anesthesia_cf(con, cy: int) -> Decimal | None:
+    """The national anesthesia CF the CY's ANES file states in its header (the CMS CY2025 file: "National Anes CF of
+    20.3178"), newest release first; None when the file states none or the build predates the table."""
+    try:
+        row = con.execute("SELECT anes_cf FROM anes_national WHERE cy = ? ORDER BY release_id DESC LIMIT 1",
+                          [cy]).fetchone()
+    except duckdb.Error:
+        return None
+    return Decimal(row[0]).normalize() if row else None
 
 
 def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
@@ -189,7 +203,9 @@ def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
     from carenav_core.pfs.locality import directory
     book = directory(con)
     found = [(place, book.anes.get((cy, place.key))) for place in book.localities(cy)]
-    return tuple(sorted((AnesthesiaRow(place=place, file_cy=anes[1], amount=anes[0])
+    files = {anes[1] for _, anes in found if anes is not None}
+    national = national_anesthesia_cf(con, max(files)) if files else None
+    return tuple(sorted((AnesthesiaRow(place=place, file_cy=anes[1], amount=anes[0], national=national)
                          for place, anes in found if anes is not None),
                         key=lambda r: (r.amount, r.state, r.key)))
 

@@ -55,6 +55,8 @@ CREATE TABLE locco (release_id VARCHAR, cy INTEGER, mac VARCHAR, locality VARCHA
     fee_schedule_area VARCHAR, counties VARCHAR, source_file VARCHAR, sha256 VARCHAR);
 CREATE TABLE anes (release_id VARCHAR, cy INTEGER, mac VARCHAR, locality VARCHAR, locality_name VARCHAR,
     anes_cf DECIMAL(18,6), source_file VARCHAR, sha256 VARCHAR);
+CREATE TABLE anes_national (release_id VARCHAR, cy INTEGER, anes_cf DECIMAL(18,6), source_file VARCHAR,
+    sha256 VARCHAR);
 CREATE TABLE oppscap (release_id VARCHAR, cy INTEGER, hcpcs VARCHAR, mod VARCHAR, procstat VARCHAR, mac VARCHAR,
     locality VARCHAR, cap_fac DECIMAL(18,6), cap_nonfac DECIMAL(18,6), source_file VARCHAR, sha256 VARCHAR);
 """
@@ -76,6 +78,7 @@ class LocalityTable:
     kind: str
     path: str
     rows: tuple[dict, ...]
+    national: Decimal | None = None     # ANES: the national anesthesia CF its header states ("National Anes CF of ...")
 
 
 def locality_files(catalog: SourceCatalog) -> tuple[LocalityFile, ...]:
@@ -141,6 +144,9 @@ def _row(cells: list[str], columns: dict[str, int], path: str, line: int) -> dic
     return record
 
 
+_NATIONAL_ANES = re.compile(r"National Anes(?:thesia)? CF of\s*\$?(\d+\.\d+)", re.IGNORECASE)
+
+
 def parse_locality_file(raw: bytes, path: str, kind: str) -> LocalityTable:
     """Rows of a GPCI/LOCCO/ANES/OPPSCAP file. Rows whose MAC cell is not 4-5 digits (titles, notes,
     blank separator rows) are skipped; LOCCO's blank state cells carry the state of the row above."""
@@ -158,7 +164,11 @@ def parse_locality_file(raw: bytes, path: str, kind: str) -> LocalityTable:
         parsed.append(record)
     if not parsed:
         raise DataError(f"{kind.upper()} header found but no rows with a MAC number", path=path, line=index + 1)
-    return LocalityTable(kind=kind, path=path, rows=tuple(parsed))
+    # the CY2025 ANES file (CMS original) names the national anesthesia CF in a header cell
+    stated = next((m for cell in rows[index] for m in [_NATIONAL_ANES.search(cell)] if m), None) \
+        if kind == "anes" else None
+    return LocalityTable(kind=kind, path=path, rows=tuple(parsed),
+                         national=Decimal(stated.group(1)) if stated else None)
 
 
 def fetch_locality_file(entry: LocalityFile, settings: Settings) -> tuple[bytes, str]:
@@ -249,6 +259,9 @@ def load_locality_tables(con, catalog: SourceCatalog, settings: Settings, shown)
             con.execute(f"INSERT INTO {item.entry.kind} BY NAME SELECT * FROM incoming")
         finally:
             con.unregister("incoming")
+        if item.table.national is not None:
+            con.execute("INSERT INTO anes_national VALUES (?, ?, ?, ?, ?)",
+                        [item.entry.release, item.cy, item.table.national, item.origin, item.sha256])
         con.execute("INSERT INTO locality_files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [item.entry.release, item.cy, item.entry.kind, item.entry.url,
                      item.origin, item.sha256, len(rows), item.entry.note])

@@ -193,6 +193,8 @@ def _anesthesia_table(event: FactorEvent, key: str) -> None:
     """Anesthesia conversion factors, one per payment locality (CMS ANES file)."""
     first = event.anesthesia[0]
     note = "" if first.file_cy == first.cy else f" (no CY{first.cy} ANES file loaded: the CY{first.file_cy} file)"
+    if first.national is not None:      # the ANES file's header states the national figure
+        note += f"; the file's national anesthesia CF is ${first.national}"
     _locality_table(f"**Anesthesia conversion factors by payment locality, CY{first.cy}**{note} — cite "
                     f"{plain(first.label)}", event.anesthesia,
                     lambda r: {"Anesthesia CF": float(r.amount), "ANES file": f"CY{r.file_cy}"},

@@ -150,8 +150,10 @@ def test_an_anesthesia_conversion_factor_question_gets_the_locality_amounts_not_
     amounts = sorted(r.amount for r in table.anesthesia)
     assert (amounts[0], amounts[-1], amounts[54]) == (Decimal("19.12"), Decimal("27.86"), Decimal("20.30"))
     notes = [e for e in events if isinstance(e, WarningEvent) and e.kind == "not_in_data"]
-    assert notes and "no national anesthesia conversion factor" in notes[0].message
+    assert notes and "not the Physician Fee Schedule conversion factor" in notes[0].message
     text = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
+    # the CMS CY2025 ANES file's header: "National Anes CF of 20.3178"
+    assert "The CY 2025 ANES file states a national anesthesia conversion factor of $20.3178 [ANES CY2025]." in text
     assert "from $19.12 in NEBRASKA" in text and "to $27.86 in ALASKA" in text and "median of $20.30" in text
     assert "In SEATTLE (KING CNTY) (WA, locality 02402:02) it is $21.54 [ANES CY2025]." in text
     assert "32.3465" not in text and not any(isinstance(e, TokenEvent) and e.withheld for e in events)

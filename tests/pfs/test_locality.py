@@ -144,3 +144,13 @@ def test_locality_fee_needs_every_rvu():
                      gpci_mp=Decimal(1), release_id="", source_file="", sha256="")
     assert locality_fee(None, Decimal(1), Decimal(1), place, Decimal(30)) is None
     assert locality_fee(Decimal(1), Decimal(1), Decimal(1), place, None) is None
+
+
+def test_the_national_anesthesia_cf_an_anes_header_states_is_read_and_built(fee_db):
+    text = "Contractor,Locality,Locality Name,National Anes CF of 20.3178\n10112 ,00 ,ALABAMA,19.31 \n"
+    assert parse_locality_file(text.encode(), "ANES2025.csv", "anes").national == Decimal("20.3178")
+    plain = "Contractor,Locality,Locality Name,Anesthesia Conversion Factor\n10112 ,00 ,ALABAMA,19.31 \n"
+    assert parse_locality_file(plain.encode(), "ANES2024.csv", "anes").national is None
+    from carenav_core.pfs.factors import national_anesthesia_cf
+    assert national_anesthesia_cf(fee_db, 2025) == Decimal("20.3178")     # the mirror's CMS CY2025 file
+    assert national_anesthesia_cf(fee_db, 2024) is None
