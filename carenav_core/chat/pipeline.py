@@ -208,7 +208,8 @@ def at_asked_cf(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[tuple
             continue                # the whole year: the year's figures as usual
         parts = "; ".join(f"at the {c.label} CF of ${c.value}" for c, _, _ in others if not _is_qp(c.label))
         notes.append(f"The days asked ({first:%b} {first.day}-{last:%b} {last.day}, {cy}) fall under two "
-                     f"conversion factors: the amounts are shown at the {row.cf_label} CF of ${row.cf} and {parts}")
+                     f"conversion factors: the figures use the {row.cf_label} CF of ${row.cf}, and each row also gives "
+                     f"its amounts {parts}")
     return tuple(out), tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=n + ".") for n in notes)
 
 
