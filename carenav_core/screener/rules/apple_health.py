@@ -119,7 +119,8 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
     if assessed:
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which makes "
                        "a COPES waiver client categorically needy (WAC 182-515-1508)", thresholds=result.thresholds,
-                       needs=("whether they enroll in COPES waiver services (see COPES)",))
+                       needs=("whether they enroll in COPES waiver services (see COPES; without them a medically needy "
+                            "spend-down may still apply)",))
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which opens "
                    "categorically needy coverage to a resident of residential care assessed at nursing-facility level "
                    "of care and served by a waiver", thresholds=result.thresholds,
