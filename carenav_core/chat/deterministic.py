@@ -423,8 +423,8 @@ def _count_sentence(figure: Figure) -> str:
     """'In CY2026, 2 of the 4 asked codes (99202, 99203, 99204, 99205) pay over $150 at the national non-facility
     payment: 99204 ($177.36) and 99205 ($229.36) [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
-    op, rest = figure.how.split(" ", 1)
-    limit, asked = rest.split(" of ", 1)
+    op, asked = figure.how.split(" of ", 1)
+    op, limit = op.rsplit(" ", 1)
     found = "none does" if not figure.inputs else \
         listed([f"{c} ({_amount(figure, a)})" for c, a in zip(figure.codes, figure.inputs)])
     verb = "pays" if figure.value == 1 else "pay"

@@ -720,32 +720,38 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
     return figures
 
 
-def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
-    """"What is the average APCM payment?": per vintage in focus, the mean (cents half-up) or median of the asked
-    codes' amounts in each measure, over the codes that have one (a setting marked NA is left out)."""
+def _priced_together(rows: Sequence[ValuationRow], plan: QuestionPlan, finals: bool = False):
+    """(vintage label, setting, [(row, amount), ...]) for each vintage in focus (final ones only with `finals`) and
+    measure asked in which two asked codes or more have an amount to compute with."""
     by_label: dict[str, list[ValuationRow]] = {}
     for row in modifier_rows(rows, plan.modifier):
-        if row.in_focus and row.hcpcs in plan.focus_codes:
+        if row.in_focus and row.hcpcs in plan.focus_codes and not (finals and row.proposed):
             by_label.setdefault(row.label, []).append(row)
-    figures = []
     for label, group in by_label.items():
         for setting, field in measured_fields(plan):
             priced = [(r, stated(r, field)) for r in group if stated(r, field) is not None]
-            if len(priced) < 2:
-                continue
-            amounts = [a for _, a in priced]
-            if plan.statistic == "median":
-                ordered = sorted(amounts)
-                middle = len(ordered) // 2
-                value = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-            else:
-                value = sum(amounts, Decimal(0)) / len(amounts)
-            value = _cents(value) if "RVU" not in setting else value.quantize(CENT, rounding=ROUND_HALF_UP)
-            names = tuple(_name(r) for r, _ in priced)
-            figures.append(Figure(kind=FigureKind.STATISTIC, label=f"[computed: {plan.statistic} of "
-                                  f"{', '.join(names)}, {_short(label)}]", codes=names,
-                                  rows=tuple(r.label for r, _ in priced), setting=setting, inputs=tuple(amounts),
-                                  value=value, percent=None, place=priced[0][0].locality, how=plan.statistic))
+            if len(priced) >= 2:
+                yield label, setting, priced
+
+
+def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is the average APCM payment?": per vintage in focus, the mean (cents half-up) or median of the asked
+    codes' amounts in each measure, over the codes that have one (a setting marked NA is left out)."""
+    figures = []
+    for label, setting, priced in _priced_together(rows, plan):
+        amounts = [a for _, a in priced]
+        if plan.statistic == "median":
+            ordered = sorted(amounts)
+            middle = len(ordered) // 2
+            value = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+        else:
+            value = sum(amounts, Decimal(0)) / len(amounts)
+        value = _cents(value) if "RVU" not in setting else value.quantize(CENT, rounding=ROUND_HALF_UP)
+        names = tuple(_name(r) for r, _ in priced)
+        figures.append(Figure(kind=FigureKind.STATISTIC, label=f"[computed: {plan.statistic} of "
+                              f"{', '.join(names)}, {_short(label)}]", codes=names,
+                              rows=tuple(r.label for r, _ in priced), setting=setting, inputs=tuple(amounts),
+                              value=value, percent=None, place=priced[0][0].locality, how=plan.statistic))
     return figures
 
 
@@ -800,27 +806,23 @@ def locality_extremes(local: Sequence[ValuationRow], rows: Sequence[ValuationRow
     return figures
 
 
+_PASSES = {"over": lambda a, b: a > b, "under": lambda a, b: a < b, "at least": lambda a, b: a >= b,
+           "at most": lambda a, b: a <= b}
+
+
 def _counted_over(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """"How many of 99202-99205 pay over $150?": per vintage in focus and measure asked, the asked codes whose amount is
-    over (at or above for "at least") or under the amount given; `counts` holds how many codes had an amount."""
+    over, under, at least or at most the amount given; `counts` holds how many codes had an amount."""
     op, limit = plan.threshold
-    by_label: dict[str, list[ValuationRow]] = {}
-    for row in modifier_rows(rows, plan.modifier):
-        if row.in_focus and row.hcpcs in plan.focus_codes and not row.proposed:
-            by_label.setdefault(row.label, []).append(row)
     figures = []
-    for label, group in by_label.items():
-        for setting, field in measured_fields(plan):
-            priced = [(r, stated(r, field)) for r in group if stated(r, field) is not None]
-            if len(priced) < 2:
-                continue
-            passing = [(r, a) for r, a in priced if (a > limit if op == "over" else a < limit)]
-            figures.append(Figure(kind=FigureKind.COUNT, label=f"[computed: asked codes {op} ${limit}, "
-                                  f"{_short(label)}]", codes=tuple(_name(r) for r, _ in passing) or ("none",),
-                                  rows=tuple(r.label for r, _ in passing), setting=setting,
-                                  inputs=tuple(a for _, a in passing), value=Decimal(len(passing)), percent=None,
-                                  place=priced[0][0].locality, counts=(len(priced),),
-                                  how=f"{op} ${limit} of {', '.join(_name(r) for r, _ in priced)}"))
+    for label, setting, priced in _priced_together(rows, plan, finals=True):
+        passing = [(r, a) for r, a in priced if _PASSES[op](a, limit)]
+        figures.append(Figure(kind=FigureKind.COUNT, label=f"[computed: asked codes {op} ${limit}, "
+                              f"{_short(label)}]", codes=tuple(_name(r) for r, _ in passing) or ("none",),
+                              rows=tuple(r.label for r, _ in passing), setting=setting,
+                              inputs=tuple(a for _, a in passing), value=Decimal(len(passing)), percent=None,
+                              place=priced[0][0].locality, counts=(len(priced),),
+                              how=f"{op} ${limit} of {', '.join(_name(r) for r, _ in priced)}"))
     return figures
 
 

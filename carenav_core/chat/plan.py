@@ -127,7 +127,8 @@ _COUNT_ASKED = re.compile(r"\bhow many\b|\bwhich\b|\bwhat (?:share|percent(?:age
 
 def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
     """"How many of 99202-99205 pay over $150?", "Which of 99211-99215 pay more than $100?": ("over" or "under", the
-    amount) when a question asks which of two or more codes are above or below an amount; None otherwise.
+    amount; "at least" and "at most" keep the amount itself) when a question asks which of two or more codes are above
+    or below an amount; None otherwise.
 
     >>> asked_threshold("How many of 99202-99205 pay over $150 in 2026?", 4)
     ('over', Decimal('150'))
@@ -137,8 +138,10 @@ def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
     m = _THRESHOLD.search(text)
     if codes < 2 or not m or not _COUNT_ASKED.search(text):
         return None
-    under = m.group("op").lower() in ("under", "below", "less than", "lower than", "at most")
-    return ("under" if under else "over"), Decimal(m.group("amount").replace(",", ""))
+    op = m.group("op").lower()
+    word = op if op in ("at least", "at most") else "under" if op in ("under", "below", "less than", "lower than") \
+        else "over"
+    return word, Decimal(m.group("amount").replace(",", ""))
 
 
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
