@@ -371,7 +371,7 @@ class AnesthesiaSummary:
 
     def words(self) -> str:
         return ("anesthesia conversion factor CF payment locality localities range lowest highest median from to "
-                "national states gives its header "
+                "national states gives its header changed during year apply not ask date service those "
                 f"across ANES file CY{self.rows[0].file_cy} {self.rows[0].cy} loaded no file " +
                 " ".join(f"{r.name} {r.state} {r.key}" for r in (self.rows[0], self.rows[-1], *self.asked)))
 
@@ -380,6 +380,10 @@ class AnesthesiaSummary:
         # a year with no ANES file of its own says so first, and every amount is the file's year's
         lead = [f"No CY {cy} ANES file is loaded: the amounts below are the CY {file_cy} file's {self.label}."] \
             if file_cy != cy else []
+        if self.rows[0].period:     # the year's amounts changed mid-year: which days these are
+            lead.append(f"CY {cy}'s anesthesia conversion factors changed during the year: the amounts below apply "
+                        f"{self.rows[0].period}, not {self.rows[0].other_period} (ask with a date of service for "
+                        f"those) {self.label}.")
         if self.national is not None:
             lead.append(f"The CY {file_cy} ANES file states a national anesthesia conversion factor of "
                         f"${self.national} {self.label}.")

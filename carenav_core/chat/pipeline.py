@@ -356,7 +356,10 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
     if asks_conversion_factor(text, bool(detection.codes)):
         system = other_system(text)
         if asks_anesthesia(text):
-            anesthesia = _by_locality(backends, text, plan, today, anesthesia_rows, "anesthesia")
+            on = plan.dates[0] if plan.dates else None         # "on February 1, 2024": the amounts in force then
+            anesthesia = _by_locality(backends, text, plan, today,
+                                      lambda con, cy: anesthesia_rows(con, cy, on if on and on.year == cy else None),
+                                      "anesthesia")
             said = NO_ANESTHESIA if not anesthesia else ANESTHESIA_NOTE if anesthesia[0].national is None else \
                 ANESTHESIA_NATIONAL_NOTE
             notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=said),)

@@ -2,12 +2,12 @@
 and period, each compared with the previous calendar year's final conversion factor (computed here)."""
 from __future__ import annotations
 
-import duckdb
-
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
+
+import duckdb
 
 from carenav_core.params import TAG_MEANINGS
 from carenav_core.pfs.rules import RuleBook, load_rules
@@ -181,10 +181,12 @@ class AnesthesiaRow(LocalityFact):
     file_cy: int          # the CY of the ANES file it was read from (CY2026 has none loaded: the CY2025 file)
     amount: Decimal
     national: Decimal | None = None     # the national anesthesia CF that file's header states, if it states one
+    period: str = ""      # a year whose ANES amounts changed mid-year: the days these apply to ("Jan 1-Mar 8")
+    other_period: str = ""   # and the days of the year's other amounts, which are not these
 
     @property
     def label(self) -> str:
-        return f"[ANES CY{self.file_cy}]"
+        return f"[ANES CY{self.file_cy}{' ' + self.period if self.period else ''}]"
 
 
 def national_anesthesia_cf(con, cy: int) -> Decimal | None:
@@ -198,13 +200,51 @@ def national_anesthesia_cf(con, cy: int) -> Decimal | None:
     return Decimal(row[0]).normalize() if row else None
 
 
-def anesthesia_rows(con, cy: int) -> tuple[AnesthesiaRow, ...]:
-    """Every locality of CY `cy` (its GPCI file) with its anesthesia CF, cheapest first; () when none is loaded."""
+_ANES_RELEASES = """SELECT DISTINCT a.release_id, r.effective FROM anes a JOIN releases r USING (release_id)
+WHERE a.cy = ? ORDER BY r.effective"""
+_ANES_OF = "SELECT mac, locality, anes_cf FROM anes WHERE release_id = ?"
+
+
+def _periods(con, cy: int) -> list[tuple[str, date, date, dict[str, Decimal]]]:
+    """The CY's ANES releases whose amounts differ from the one before: (release, first day, last day, MAC:LOC ->
+    CF), in date order (CY2024: RVU24A from January 1 and RVU24AR's from March 9)."""
+    periods = []
+    for release, effective in con.execute(_ANES_RELEASES, [cy]).fetchall():
+        amounts = {f"{m.strip()}:{loc.strip()}": Decimal(v).quantize(Decimal("0.01")) for m, loc, v in
+                   con.execute(_ANES_OF, [release]).fetchall()}
+        if not periods or amounts != periods[-1][3]:
+            periods.append((release, effective, date(cy, 12, 31), amounts))
+    return [(r, first, (periods[i + 1][1] - timedelta(days=1)) if i + 1 < len(periods) else last, a)
+            for i, (r, first, last, a) in enumerate(periods)]
+
+
+def _days(first: date, last: date) -> str:
+    return f"{first:%b} {first.day}-{last:%b} {last.day}"
+
+
+def anesthesia_rows(con, cy: int, on: date | None = None) -> tuple[AnesthesiaRow, ...]:
+    """Every locality of CY `cy` (its GPCI file) with its anesthesia CF, cheapest first; () when none is loaded. A
+    year whose ANES amounts changed mid-year (CY2024 on March 9) gives the amounts in force `on` that day (default:
+    the year's last), labelled with their days."""
     from carenav_core.pfs.locality import directory
     book = directory(con)
     found = [(place, book.anes.get((cy, place.key))) for place in book.localities(cy)]
     files = {anes[1] for _, anes in found if anes is not None}
     national = national_anesthesia_cf(con, max(files)) if files else None
+    try:
+        periods = _periods(con, cy) if cy in files else []
+    except duckdb.Error:
+        periods = []
+    if len(periods) > 1:
+        chosen = next((p for p in periods if on is not None and p[1] <= on <= p[2]), periods[-1])
+        others = [p for p in periods if p is not chosen]
+        found = [(place, (chosen[3][place.key], cy)) if place.key in chosen[3] else (place, None)
+                 for place, _ in found]
+        return tuple(sorted((AnesthesiaRow(place=place, file_cy=anes[1], amount=anes[0], national=national,
+                                           period=_days(chosen[1], chosen[2]),
+                                           other_period=", ".join(_days(p[1], p[2]) for p in others))
+                             for place, anes in found if anes is not None),
+                            key=lambda r: (r.amount, r.state, r.key)))
     return tuple(sorted((AnesthesiaRow(place=place, file_cy=anes[1], amount=anes[0], national=national)
                          for place, anes in found if anes is not None),
                         key=lambda r: (r.amount, r.state, r.key)))

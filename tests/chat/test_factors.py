@@ -256,3 +256,14 @@ def test_qp_minus_non_qp_is_computed_checked_and_first_when_asked():
     assert check_sentence(sentences[0], evidence) == ()
     assert check_sentence(sentences[0].replace(f"${gap.change}", "$0.2000"), evidence)
     assert not asks_variant_gap("What is the CY 2026 conversion factor?")
+
+
+def test_an_anesthesia_cf_of_a_year_that_changed_mid_year_follows_the_date_asked(backends):
+    early = prepare("What was the anesthesia conversion factor in Alaska on February 1, 2024?", backends)
+    alaska = next(r for r in early.anesthesia if r.asked)
+    assert (alaska.amount, alaska.period) == (Decimal("28.08"), "Jan 1-Mar 8")      # RVU24A ANES: 02102,01,28.08
+    late = prepare("What was the anesthesia conversion factor in Alaska in 2024?", backends)
+    alaska = next(r for r in late.anesthesia if r.asked)
+    assert (alaska.amount, alaska.period) == (Decimal("28.54"), "Mar 9-Dec 31")      # RVU24AR on
+    text = "".join(DeterministicWriter().stream(late))
+    assert "changed during the year: the amounts below apply Mar 9-Dec 31, not Jan 1-Mar 8" in text
