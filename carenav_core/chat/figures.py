@@ -33,7 +33,7 @@ class FigureKind(StrEnum):
     STATED = "stated"              # an amount the question gives minus the row's amount ("my MAC paid $92.03")
     WHAT_IF = "what if"            # one row's payment at a conversion factor changed by the percent the question supposes
     STATISTIC = "statistic"        # the mean or median of the asked codes' amounts in one vintage
-    COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component, beside its global amount
+    COMPONENTS = "components"      # one code's professional (26) plus technical (TC) component against its global
     COUNT = "count"                # how many of the asked codes pay over (under) an amount the question gives
     COINSURANCE = "coinsurance"    # one row's amount split: Medicare's 80% and the patient's 20% coinsurance
     EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount

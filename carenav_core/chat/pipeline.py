@@ -382,7 +382,7 @@ _AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:M
                            re.IGNORECASE)
 
 
-_WORDS = re.compile(r"[A-Za-z0-9]{2,}")
+_WORDS = re.compile(r"[A-Za-z]{2,}")     # a word to search for ("2026?" alone has none)
 # a code written with too few or too many characters ("CPT 9921", "HCPCS G055"): five are needed
 _MALFORMED_CODE = re.compile(r"\b(?:CPT|HCPCS|code)\s*#?\s*([A-Z]?\d{3,4}|\d{6,7})\b", re.IGNORECASE)
 
@@ -395,7 +395,7 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
     that no fee schedule amount can be shown, and how to ask, instead of leaving only nearby rule text."""
-    if not _WORDS.search(text):
+    if not _WORDS.search(text) and not detection.codes and not factors:
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
                              "code (for example 99213), a code family (for example chronic care management) or a rule "
                              "topic."),)
@@ -551,7 +551,7 @@ def definition_sources(detection: Detection) -> tuple[Source, ...]:
 
 
 def _sources(backends: Backends, text: str, detection: Detection) -> SearchResult:
-    if not _WORDS.search(text):         # "?": nothing to search for (said by _no_code_note)
+    if not _WORDS.search(text) and not detection.codes:     # "?", "2026?": nothing to search for (_no_code_note)
         return SearchResult(hits=(), warnings=())
     retrieved = retrieve(backends.store, text, RETRIEVE_K, ("rules",))
     if not detection.codes:

@@ -87,8 +87,9 @@ _TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|
 COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
                          r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
-                         r"cost[- ]share)\b|\b(?:what|how much) (?:does|do|would|will) (?:the |a )?"
-                         r"(?:patient|beneficiary|member)s? (?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
+                         r"cost[- ]share)\b|\bpatient'?s?\s+20\s*(?:%|percent)|"
+                         r"\b(?:what|how much) (?:does|do|would|will) (?:the |a )?(?:patient|beneficiary|member)s? "
+                         r"(?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
 _PLACE_WORD = r"(?:localit(?:y|ies)|areas?|cit(?:y|ies)|states?|places?|regions?|counties|county|market|metros?)"
 _EXTREME = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_PLACE_WORD}\b(?P<a>.{{0,60}})"
@@ -106,7 +107,7 @@ def asked_extreme(text: str) -> str:
 
     >>> asked_extreme("Which locality pays the most for 99213 in 2026?"), asked_extreme("Where is 99214 paid least?")
     ('most', 'least')
-    >>> asked_extreme("Which states pay the highest and lowest for 99490?"), asked_extreme("What does 99213 pay in Seattle?")
+    >>> asked_extreme("Which states pay the highest and lowest for 99490?"), asked_extreme("99213 in Seattle?")
     ('both', '')
     >>> asked_extreme("Which code pays the most in 2026, 99213 or 99214?"), asked_extreme("Where is 99214 billed?")
     ('', '')
@@ -222,9 +223,9 @@ class QuestionPlan:
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
-    coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the split of the amount
+    coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
-    summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in so many words
+    summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
 
     @property
@@ -501,7 +502,8 @@ _SPAN = re.compile(r"\b(?:for|over|across|in|during)\s+(?:a|one|(?P<n>\d{1,2}|tw
                    r"nine|ten|eleven|twelve|eighteen|twenty-four))\s+(?:full\s+|whole\s+|calendar\s+)?"
                    r"(?P<unit>years?|months?)\b", re.IGNORECASE)
 # a rate over a whole year written another way: "over 2026", "over the year", "for the whole year", "all year"
-_WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of\s+)?(?:the\s+(?:whole\s+|full\s+|entire\s+)?"
+_WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of\s+)?"
+                         r"(?:the\s+(?:whole\s+|full\s+|entire\s+)?"
                          r"(?:calendar\s+)?year|(?:all\s+of\s+)?(?:CY\s?)?20[1-3]\d)\b(?!\s*(?:to|-|through|and|vs))"
                          r"|\ball\s+(?:of\s+)?(?:the\s+)?year\b|\b(?:a|the)\s+(?:whole|full|entire)\s+year\b",
                          re.IGNORECASE)
@@ -760,7 +762,8 @@ _PARTS = (("status", re.compile(r"\b(?:payable|covered|coverage|non-?covered|bun
                                 r"(?:paid|payable)|billable)\b", re.IGNORECASE)),
           ("pe", re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)),
           ("mp", re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)),
-          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\badd[- ]?on\b|"
+          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\b\d{1,3}[- ]day global\b|"
+                                r"\badd[- ]?on\b|"
                                 r"\b(?:billable|billed|bill|reported|report) (?:alone|by itself|on its own)\b|"
                                 r"\bstand[- ]?alone\b", re.IGNORECASE)))
 _PART_NAMES = {"status": "PFS status", "pe": "PE RVUs", "mp": "malpractice RVU", "global": "global period"}
@@ -804,6 +807,9 @@ def asked_modifier(text: str) -> str:
     if m := _MODIFIER.search(text):
         return next(g for g in m.groups() if g).upper()
     lowered = text.lower()
+    lone = {next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text)}
+    if len(lone) == 1:          # "the -26 for 77067", "the TC portion of 93306"
+        return lone.pop()
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
 
@@ -863,7 +869,8 @@ _CF_CHANGE = re.compile(
     rf"|\b(?P<way2>cut|reduce|lower|raise|increase|drop|decrease|trim|shave|slash|pare|hike|bump|boost)\w*\s+"
     rf"(?:the\s+)?{_CF_WORDS}\s+(?:by\s+)?"
     rf"(?P<pct2>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)"
-    rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped)\s+(?:by\s+)?"
+    rf"|\b{_CF_WORDS}\s+(?:\w+\s+){{0,2}}?(?P<way3>cut|reduced|lowered|raised|increased|decreased|dropped|trimmed|"
+    rf"shaved|slashed|fell|rose|went down|went up)\s+(?:by\s+)?"
     rf"(?P<pct3>\d{{1,3}}(?:\.\d{{1,2}})?)\s*(?:%|percent)", re.IGNORECASE)
 
 
@@ -889,8 +896,8 @@ def asked_cf_change(text: str) -> Decimal | None:
         return None
     pct = Decimal(m.group("pct") or m.group("pct2") or m.group("pct3"))
     way = (m.group("way") or m.group("way2") or m.group("way3")).lower()
-    return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower", "trim", "shav", "slash", "par")) \
-        else pct
+    return -pct if way.startswith(("cut", "reduc", "decrease", "drop", "lower", "trim", "shav", "slash", "par", "fell",
+                                   "went down")) else pct
 
 
 # "mean" as a statistic ("the mean payment", "mean of"), not the verb ("I mean shift 100 visits")
@@ -931,7 +938,8 @@ def asked_rate(text: str) -> str:
     m = _RATE.search(text)
     if not m:
         return ""
-    if _RATE_NOT.search(text) and not re.search(r"\bper\b|\bhourly\b|\brate\b|/\s*(?:hr|hour|min)", text, re.IGNORECASE):
+    if _RATE_NOT.search(text) and not re.search(r"\bper\b|\bhourly\b|\brate\b|/\s*(?:hr|hour|min)", text,
+                                                re.IGNORECASE):
         return ""
     unit = (m.group("unit") or m.group("unit2") or m.group("unit3")).lower()
     return "hour" if unit.startswith("h") else "minute"

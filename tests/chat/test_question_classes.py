@@ -1126,3 +1126,19 @@ def test_how_many_of_the_asked_codes_pay_over_an_amount_is_counted(backends, que
     passing = sorted(c for c, a in amounts.items() if (a > limit if op == "over" else a < limit))
     assert sorted(c for c in figure.codes if c != "none") == passing and figure.value == len(passing)
     assert figure.label in next(line for line in said(prepared).splitlines() if line.startswith("- "))
+
+
+@pytest.mark.parametrize("question, check", [
+    ("What would 99214 pay if the CF fell by 2.5%?", lambda p: p.cf_change == Decimal("-2.5")),
+    ("If the CF was trimmed by 1.5%, what would 99213 pay in 2026?", lambda p: p.cf_change == Decimal("-1.5")),
+    ("What is the patient's 20% for 99214 in 2026?", lambda p: p.coinsurance),
+    ("What does the -26 for 77067 pay in 2026?", lambda p: p.modifier == "26"),
+    ("Is 27447 a 90-day global?", lambda p: "global" in p.parts),
+])
+def test_round_seven_phrasings_are_read_as_meant(question, check):
+    assert check(plan(question))
+
+
+def test_a_year_alone_is_no_question(backends):
+    text = said(prepare("2026?", backends, today=TODAY))
+    assert "The question has no words to answer" in text and "is also relevant" not in text
