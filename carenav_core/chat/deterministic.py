@@ -358,16 +358,19 @@ def _stated_check(figure: Figure) -> str:
 
 def _what_if_sentence(figure: Figure) -> str:
     """'In CY2026, at a conversion factor 10% lower ($30.0608), 99214's national non-facility payment would be $122.05
-    instead of $135.61 (−$13.56) [...].'"""
-    year = re.search(r"CY(\d{4})", figure.label)
+    instead of $135.61 (−$13.56) [...].'; another year's CF asked: 'at the CY2020 conversion factor ($36.0896, 8.1%
+    higher)'."""
+    year = re.search(r"CY(\d{4})", figure.label.split(", ")[-1])
     way = "lower" if figure.percent < 0 else "higher"
+    other = re.search(r"at the (CY\d{4}) CF", figure.label)
+    at = f"at the {other.group(1)} conversion factor ({figure.how}, {abs(figure.percent)}% {way})" if other else \
+        f"at a conversion factor {abs(figure.percent)}% {way} ({figure.how})"
+    when = f"In CY{year.group(1)}, " if year else ""
     if figure.counts:           # at the volume asked: "600 × 99490 would bring in $38,490.00 ... instead of ..."
-        return (f"{'In CY' + year.group(1) + ', ' if year else ''}at a conversion factor {abs(figure.percent)}% {way} "
-                f"({figure.how}), {figure.codes[0]} would bring in {_money(figure.inputs[1])} at the "
+        return (f"{when}{at}, {figure.codes[0]} would bring in {_money(figure.inputs[1])} at the "
                 f"{_payment_words(figure)} instead of {_money(figure.inputs[0])} "
                 f"({_signed(figure, figure.value, None)}) {figure.label}.")
-    return (f"{'In CY' + year.group(1) + ', ' if year else ''}at a conversion factor {abs(figure.percent)}% {way} "
-            f"({figure.how}), {figure.codes[0]}'s {_payment_words(figure)} would be {_money(figure.inputs[1])} instead of "
+    return (f"{when}{at}, {figure.codes[0]}'s {_payment_words(figure)} would be {_money(figure.inputs[1])} instead of "
             f"{_money(figure.inputs[0])} ({_signed(figure, figure.value, None)}) {figure.label}.")
 
 

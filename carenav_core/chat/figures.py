@@ -698,10 +698,12 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
     billed = {(f.rows[0], setting): f.counts[0] for f in volumes if len(f.rows) == 1
               for setting in f.setting.split(" and ")}
     figures = []
-    if plan.cf_change <= -100:      # no conversion factor is left to pay with (the pipeline says so)
-        return []
+    other = _year_cf(plan.cf_year) if plan.cf_year else None
+    if (plan.cf_year and other is None) or (plan.cf_change is not None and plan.cf_change <= -100):
+        return []                   # no conversion factor to pay with (the pipeline says so)
     for row in focus:
-        cf = (row.cf * (1 + plan.cf_change / 100)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+        cf = other or (row.cf * (1 + plan.cf_change / 100)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+        change = plan.cf_change if not other else ((other / row.cf - 1) * 100).quantize(TENTH, rounding=ROUND_HALF_UP)
         for setting, field in measured_fields(replace(plan, measure="payment")):
             now = stated(row, field)
             if now is None:
@@ -712,10 +714,11 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
             count = billed.get((row.label, setting))
             name = f"{count:,} × {_name(row)}" if count else _name(row)
             now, then = (now * count, then * count) if count else (now, then)
-            figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {name} at a CF "
-                                  f"{abs(plan.cf_change)}% {'lower' if plan.cf_change < 0 else 'higher'}, "
+            at = f"the CY{plan.cf_year} CF" if other else \
+                f"a CF {abs(change)}% {'lower' if change < 0 else 'higher'}"
+            figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {name} at {at}, "
                                   f"{_short(row.label)}]", codes=(name,), rows=(row.label,), setting=setting,
-                                  inputs=(now, then), value=_cents(then - now), percent=plan.cf_change,
+                                  inputs=(now, then), value=_cents(then - now), percent=change,
                                   place=row.locality, how=f"${cf}", counts=(count,) if count else ()))
     return figures
 
@@ -732,6 +735,13 @@ def _priced_together(rows: Sequence[ValuationRow], plan: QuestionPlan, finals: b
             priced = [(r, stated(r, field)) for r in group if stated(r, field) is not None]
             if len(priced) >= 2:
                 yield label, setting, priced
+
+
+def _year_cf(cy: int) -> Decimal | None:
+    """A final rule's national CF of `cy` (of a year with two, the later period's; of QP and non-QP, the non-QP)."""
+    from carenav_core.pfs.factors import factor_rows
+    found = [r for r in factor_rows() if r.cy == cy and not r.proposed and r.variant != "QP"]
+    return max(found, key=lambda r: r.effective).amount if found else None
 
 
 def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -943,7 +953,7 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
     volumes = _volumes(rows, plan)
     # a supposed CF change (at the volume asked, when one is) is what was asked: it leads
     what_if = _what_if(rows, plan, [f for f in volumes if f.kind is FigureKind.VOLUME]) \
-        if plan.cf_change is not None else []
+        if plan.cf_change is not None or plan.cf_year else []
     if plan.statistic:
         figures += _statistics(rows, plan)
     if plan.components:         # both components asked: what they add up to, against the global amount, leads

@@ -600,7 +600,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             "payment is computed for it; the amounts shown are the fee schedule's.")),)
     # a supposed CF change ("if the conversion factor were cut by 3%") asks what it does, not the CF table
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
-        if valuation and plan.cf_change is None \
+        if valuation and plan.cf_change is None and plan.cf_year is None \
         else ((), (), (), ())
     warnings += noted + _other_payer_note(text, rows, factors) + \
         _no_code_note(text, detection, factors, anesthesia, gpci)

@@ -126,6 +126,20 @@ _COUNT_ASKED = re.compile(r"\bhow many\b|\bwhich\b|\bwhat (?:share|percent(?:age
                           r"\bcount\b|\blist\b|\bany\b", re.IGNORECASE)
 
 
+_AT_CF_YEAR = re.compile(r"\b(?:at|with|using|under|by)\s+(?:the\s+)?(?:CY\s?)?(20[1-3]\d)(?:'s)?\s+"
+                         r"(?:national\s+)?(?:conversion factor|CF)\b", re.IGNORECASE)
+
+
+def asked_cf_year(text: str) -> int | None:
+    """"What would 99214 pay in 2026 at the 2020 conversion factor?": 2020, the year whose CF reprices the asked rows.
+
+    >>> asked_cf_year("What would 99214 pay in 2026 at the 2020 CF?"), asked_cf_year("the 2020 CF of 36.0896")
+    (2020, None)
+    """
+    m = _AT_CF_YEAR.search(text)
+    return int(m.group(1)) if m else None
+
+
 def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
     """"How many of 99202-99205 pay over $150?", "Which of 99211-99215 pay more than $100?": ("over" or "under", the
     amount; "at least" and "at most" keep the amount itself) when a question asks which of two or more codes are above
@@ -221,6 +235,7 @@ class QuestionPlan:
     other_modifiers: tuple[str, ...] = ()   # "99214-25", "modifier 95": modifiers the file has no rows for (said)
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
+    cf_year: int | None = None           # "what would 99214 pay at the 2020 CF": that year's final CF, as a what-if
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
@@ -1194,7 +1209,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
     text = respelled(text)
-    years, since = _years(text, today)
+    cf_year = asked_cf_year(text) if detection.codes else None
+    # the year of a CF the rows are repriced at is not a year asked ("in 2026 at the 2020 CF": 2026)
+    years, since = _years(_AT_CF_YEAR.sub(" ", text) if cf_year else text, today)
     upper = text.upper()
     filled = dict(detection.filled)       # a code a range names sits right after the range's first code
 
@@ -1267,7 +1284,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         components=components,
                         extreme=asked_extreme(text) if detection.codes else "",
                         coinsurance=bool(detection.codes) and bool(COINSURANCE.search(text)),
-                        threshold=asked_threshold(text, focus),
+                        threshold=asked_threshold(text, focus), cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -1142,3 +1142,16 @@ def test_round_seven_phrasings_are_read_as_meant(question, check):
 def test_a_year_alone_is_no_question(backends):
     text = said(prepare("2026?", backends, today=TODAY))
     assert "The question has no words to answer" in text and "is also relevant" not in text
+
+
+def test_another_years_conversion_factor_reprices_the_asked_rows(backends):
+    from carenav_core.pfs.factors import factor_rows
+    prepared = prepare("What would 99214 pay in 2026 at the 2020 conversion factor?", backends, today=TODAY)
+    assert prepared.plan.cf_year == 2020 and prepared.plan.years == (2026,)
+    figure = prepared.figures[0]
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99214" and r.cy == 2026)
+    cf2020 = next(r.amount for r in factor_rows() if r.cy == 2020 and not r.proposed)
+    assert figure.kind is FigureKind.WHAT_IF and figure.inputs == (row.payment_nonfac, payment(row.total_nonfac, cf2020))
+    assert "at the CY2020 conversion factor" in next(line for line in said(prepared).splitlines()
+                                                     if line.startswith("- "))
+    assert not prepared.factors                     # the what-if answers; the CF table does not lead
