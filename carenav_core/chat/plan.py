@@ -503,11 +503,14 @@ class Volume:
 _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives")
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
                           r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|discharges?|admissions?|"
-                          r"referrals?|procedures?|episodes?|times|(?-i:[A-Z]{2,5}s?))\b",
+                          r"referrals?|procedures?|episodes?|times|cases?|surger(?:y|ies)|operations?|injections?|"
+                          r"scans?|tests?|exams?|studies|treatments?|infusions?|screenings?|deliveries|knees|hips|"
+                          r"replacements?|(?-i:[A-Z]{2,5}s?))\b",
                           re.IGNORECASE)
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
-_VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+(?P<between>(?:[A-Za-z][\w/&-]*\s+){0,3}?)"
+_VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+"
+                     r"(?P<between>(?:(?:[A-Za-z][\w/&-]*|[A-Z]?\d{4}[A-Z0-9]?)\s+){0,3}?)"
                      + _VOLUME_NOUN.pattern, re.IGNORECASE)
 _PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr)\b|"
                   r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum)\b)", re.IGNORECASE)
@@ -556,6 +559,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     (Volume(count=2, noun='patients', per='', months=0, weeks=0), True)
     >>> asked_volume("99214 billed 20 times a month in 2026: annual revenue?")
     Volume(count=20, noun='services', per='month', months=12, weeks=0)
+    >>> asked_volume("We do 40 99213 visits a week", ("99213",)).count, asked_volume("5 total knees (27447) a month").count
+    (40, 5)
     >>> asked_volume("What would 25 visits a month of 99214 bring in over 2026?").months
     12
     >>> asked_volume("We see 40 patients a month for 99213. What's that over the year in 2026?").months
