@@ -472,6 +472,9 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         lacking = [c for c in plan.focus_codes if not any(r.national.hcpcs == c for r in found)]
         if result is not None and plan.modifier and lacking:    # no row of that modifier: price the code whole
             found += priced_places(backends.fee_db, text, lacking, cys=asked or None)[1].rows
+        if result is not None and plan.components:    # "the PC/TC split for 71046 in Chicago": both components too
+            for mod in ("26", "TC"):
+                found += priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None, modifier=mod)[1].rows
     except duckdb.Error as exc:
         log.warning("locality lookup failed: %s", exc)
         return plan, rows, ()

@@ -1269,10 +1269,16 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         indicators += ("pctc",)
     if periods and since is None:           # "2024-02-01": the year of each date is asked
         years = tuple(sorted({*years, *(first.year for first, _ in periods)}))
+    rate = asked_rate(text) if detection.codes else ""
+    extreme = asked_extreme(text) if detection.codes else ""
+    coinsurance = bool(detection.codes) and bool(COINSURANCE.search(text))
+    threshold = asked_threshold(text, focus)
+    # a figure computed from the rows answers it, however it is put ("Do 93306-26 and 93306-TC add up to the global?")
+    computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
-                                         bool(volume) or setting_gap),
+                                         computed),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=modifier,
                         parts=asked_parts(text), indicators=indicators, reasons=reasons,
@@ -1284,12 +1290,10 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         cf_change=asked_cf_change(text) if detection.codes else None,
                         statistic=asked_statistic(text, focus),
                         crossed=asked_crossed(text) if len(named) == 2 else (),
-                        rate=asked_rate(text) if detection.codes else "",
+                        rate=rate,
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
-                        extreme=asked_extreme(text) if detection.codes else "",
-                        coinsurance=bool(detection.codes) and bool(COINSURANCE.search(text)),
-                        threshold=asked_threshold(text, focus), cf_year=cf_year,
+                        extreme=extreme, coinsurance=coinsurance, threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -971,6 +971,23 @@ def test_both_components_asked_are_added_up_against_the_global_amount(backends, 
     assert "add up to" in lead and figure.label in lead
 
 
+@pytest.mark.parametrize("question", ["What's the PC/TC split for 71046 in Chicago in 2026?",
+                                      "Do 93306-26 and 93306-TC add up to the global in Seattle in 2026?"])
+def test_components_at_a_place_are_the_places_amounts(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = next(f for f in prepared.figures if f.kind is FigureKind.COMPONENTS)
+    assert figure.place and figure.place in {r.locality for r in prepared.rows if r.in_focus}
+    code = figure.codes[2]
+    rows = {r.mod: r for r in prepared.rows if r.hcpcs == code and r.cy == 2026 and r.locality == figure.place}
+    assert set(rows) == {"", "26", "TC"}
+    national = {r.mod: r for r in prepared.rows if r.hcpcs == code and r.cy == 2026 and not r.locality
+                and not r.proposed}
+    assert rows["26"].payment_nonfac != national["26"].payment_nonfac     # priced at the place, not nationally
+    assert figure.inputs == (rows["26"].payment_nonfac, rows["TC"].payment_nonfac, rows[""].payment_nonfac)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "add up to" in lead and figure.place.split()[-1] in lead
+
+
 def test_components_asked_of_a_code_priced_only_whole_say_so(backends):
     prepared = prepare("Do the professional and technical components of 93000 add up to the global in 2026?",
                        backends, today=TODAY)
