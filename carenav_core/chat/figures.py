@@ -884,6 +884,30 @@ def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
     return figures
 
 
+def _coinsurance_changes(splits: list[Figure]) -> list[Figure]:
+    """"How much did Medicare's 80% share of 99213 change from 2025 to 2026?": per code, place and setting, Medicare's
+    share and the patient's coinsurance of the first asked final year to the last, and each step between."""
+    by_key: dict[tuple[str, str, str], list[Figure]] = {}
+    for f in splits:
+        if "NPRM" not in f.rows[0]:
+            by_key.setdefault((f.codes[0], f.place, f.setting), []).append(f)
+    found = []
+    for (code, place, setting), series in by_key.items():
+        series.sort(key=lambda f: f.rows[0])
+        steps = ([(series[0], series[-1])] if len(series) > 2 else []) + list(pairwise(series))
+        for share, short, pick in (("Medicare's 80%", "Medicare 80%", lambda f: f.value),
+                                   ("The patient's 20%", "patient 20%", lambda f: f.inputs[1])):
+            for first, last in steps:
+                value = pick(last) - pick(first)
+                found.append(Figure(kind=FigureKind.CHANGE, setting=setting, codes=(f"{share} of {code}",),
+                                    rows=(first.rows[0], last.rows[0]), inputs=(pick(first), pick(last)),
+                                    value=value, percent=_percent(value, pick(first)), place=place,
+                                    how=share.removeprefix("The ").removeprefix("Medicare's "),
+                                    label=f"[computed: {code} {short}, {_short(first.rows[0])} → "
+                                          f"{_short(last.rows[0])}]"))
+    return found
+
+
 # Minutes in a CMS short descriptor: "Chrnc care mgmt staff 1st 20", "Rpm tx mgmt ea addl 20 min", "Psytx w pt 60
 # minutes"; not a range ("Eeg 41-60 minutes"), a bound ("Anesthe <60 min", "60 min/>") or a window ("w/in 30min")
 _DESCRIPTOR_MINUTES = re.compile(r"(?<![\d<>=-])(?<!in )(?<!in)(?P<n>\d{1,3})\s*(?:min|mins|minutes)\b(?!\s*/?>)"
@@ -962,8 +986,11 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         what_if = _counted_over(rows, plan) + what_if
     if plan.qp_versus:          # "the QP and the non-QP payment": their difference leads
         what_if = _qp_differences(rows, plan) + what_if
-    if plan.coinsurance:        # Medicare's and the patient's shares asked: they lead
-        what_if = _coinsurance(rows, plan) + what_if
+    if plan.coinsurance:        # Medicare's and the patient's shares asked: they lead, their change first if asked
+        splits = _coinsurance(rows, plan)
+        changes = _coinsurance_changes(splits) if Intent.TREND in plan.intents else []
+        changes.sort(key=lambda f: ("patient" in f.codes[0]) != plan.patient_share)    # the share asked first
+        what_if = changes + splits + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
         what_if = _rates(rows, plan) + what_if
     if plan.setting_gap:

@@ -239,6 +239,7 @@ class QuestionPlan:
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
+    patient_share: bool = False          # the patient's part is asked, not Medicare's ("the patient's coinsurance")
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
@@ -1272,6 +1273,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     rate = asked_rate(text) if detection.codes else ""
     extreme = asked_extreme(text) if detection.codes else ""
     coinsurance = bool(detection.codes) and bool(COINSURANCE.search(text))
+    patient_share = coinsurance and not re.search(r"\b(?:Medicare|the program)'?s\b|\b80\s*(?:%|percent)", text,
+                                                  re.IGNORECASE)
     threshold = asked_threshold(text, focus)
     # a figure computed from the rows answers it, however it is put ("Do 93306-26 and 93306-TC add up to the global?")
     computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold)
@@ -1293,7 +1296,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         rate=rate,
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
-                        extreme=extreme, coinsurance=coinsurance, threshold=threshold, cf_year=cf_year,
+                        extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

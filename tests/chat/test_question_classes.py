@@ -1062,6 +1062,21 @@ def test_medicares_share_and_the_patients_coinsurance_split_the_amount(backends,
     assert f"Medicare pays 80%, ${figure.value}" in lead and "Part B deductible" in lead
 
 
+@pytest.mark.parametrize("question", ["How much did Medicare's 80% share of 99213 change between 2025 and 2026?",
+                                      "Did the patient's coinsurance for 99214 go up from 2024 to 2026?"])
+def test_a_change_of_the_shares_is_the_change_of_each_share(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    splits = {(f.rows[0], f.setting): f for f in prepared.figures if f.kind is FigureKind.COINSURANCE}
+    changes = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and "80%" in f.codes[0]]
+    asked = "20%" if "patient" in question else "80%"
+    assert changes and asked in prepared.figures[0].codes[0] and prepared.figures[0].kind is FigureKind.CHANGE
+    for change in changes:
+        first, last = splits[(change.rows[0], change.setting)], splits[(change.rows[1], change.setting)]
+        assert change.inputs == (first.value, last.value) and change.value == last.value - first.value
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert asked in lead and "a change of" in lead
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
