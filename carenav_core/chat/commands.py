@@ -53,6 +53,10 @@ def _print(event: ChatEvent) -> None:
         for place in [r for r in event.gpci if r.asked] or event.gpci[:3]:
             print(f"  {'*' if place.asked else ' '} {place.state:3s} {place.key:9s} {place.name[:36]:36s} "
                   f"{place.work} / {place.pe} / {place.mp}")
+            if place.earlier is not None:
+                was = place.earlier
+                print(f"  {'':3s} {'':9s} {'CY' + str(was.cy) + ' (was)':36s} {was.gpci_work} / {was.gpci_pe} / "
+                      f"{was.gpci_mp}")
         print()
     if isinstance(event, FactorEvent) and event.rows:
         print("national PFS conversion factors (* = asked):")

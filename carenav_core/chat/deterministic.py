@@ -17,8 +17,8 @@ from typing import Iterator, Sequence
 
 from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
-from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, anesthesia_summary, asks_conversion_factor,
-                                       asks_variant_gap, factor_sentences, gpci_summary)
+from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
+                                       asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary)
 from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.guard import check_sentence
@@ -45,7 +45,7 @@ DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NO
                              WarningKind.WEAK_MATCH})
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 # excerpts made by code, never quoted as rule text
-NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, INDICATOR_KIND})
+NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, GPCI_KIND, INDICATOR_KIND})
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.

@@ -13,6 +13,7 @@ from carenav_core.chat.plan import Intent, QuestionPlan
 from carenav_core.pfs.factors import RVU_FILES_URL, AnesthesiaRow, FactorRow, GpciRow, LocalityFact
 
 FACTOR_KIND = "conversion factor"
+GPCI_KIND = "geographic practice cost indices"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
 _CF = re.compile(r"\bCFs?\b")
 _PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d{4}|20\d\d|(?:this|last|next) year|"
@@ -447,6 +448,11 @@ class _GpciFact:
 _COMPONENTS = (("work", "work"), ("pe", "practice expense (PE)"), ("mp", "malpractice (MP)"))
 
 
+def _signed_index(change: Decimal) -> str:
+    """'+0.003', '−0.012', 'no change'."""
+    return "no change" if change == 0 else f"{'+' if change > 0 else '−'}{abs(change)}"
+
+
 @dataclass(frozen=True, kw_only=True)
 class GpciSummary:
     """The GPCIs of one CY across payment localities, and those of the places asked."""
@@ -466,10 +472,20 @@ class GpciSummary:
         more = len(found) - 1
         return found[0] if not more else f"{found[0]} and {more} other{'s' if more > 1 else ''}"
 
+    def _change(self, row: GpciRow) -> str:
+        """'From CY 2025 to CY 2026, SEATTLE (WA, locality 02402:02)'s work GPCI went from 1.047 to 1.050 (+0.003), ...'"""
+        before = row.earlier
+        parts = [f"{name} GPCI {'went ' if i == 0 else ''}from {old} to {new} ({_signed_index(new - old)})"
+                 for i, ((part, name), old, new) in enumerate(zip(
+                     _COMPONENTS, (before.gpci_work, before.gpci_pe, before.gpci_mp), (row.work, row.pe, row.mp)))]
+        return (f"From CY {before.cy} to CY {row.cy}, the {_place(row)} locality's {parts[0]}, its {parts[1]} and its "
+                f"{parts[2]} {row.earlier_label} {row.label}.")
+
     def sentences(self) -> list[str]:
         cy = self.rows[0].cy
-        said = [f"In CY {cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
-                f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
+        said = [self._change(r) for r in self.rows if r.asked and r.earlier is not None]
+        said += [f"In CY {cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
+                 f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
         # each range with the localities at its ends: "which locality has the highest PE GPCI?" is answered by it
         ranges = ", ".join(f"{name} {low} ({self._at(part, low)}) to {high} ({self._at(part, high)})"
                            for (part, name), (low, high) in zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
@@ -480,8 +496,15 @@ class GpciSummary:
     def facts(self) -> tuple[_GpciFact, ...]:
         words = ("GPCI GPCIs geographic practice cost index indices work practice expense PE malpractice MP "
                  "locality localities range across file has a of and to")
-        found = [_GpciFact(label=r.label, values=(r.work, r.pe, r.mp, Decimal(r.cy)),
-                           said=f"{words} {r.name} {r.state} {r.key} CY {r.cy}") for r in self.rows if r.asked]
+        found = [_GpciFact(label=r.label, values=(r.work, r.pe, r.mp, Decimal(r.cy)) + (
+                               (*r.changes(), *(abs(c) for c in r.changes())) if r.earlier is not None else ()),
+                           said=f"{words} {r.name} {r.state} {r.key} CY {r.cy}" + (
+                               " from to went change changed its" if r.earlier is not None else ""))
+                 for r in self.rows if r.asked]
+        found += [_GpciFact(label=r.earlier_label, values=(r.earlier.gpci_work, r.earlier.gpci_pe, r.earlier.gpci_mp,
+                                                            Decimal(r.earlier.cy)),
+                            said=f"{words} {r.name} {r.state} {r.key} CY {r.earlier.cy} from to went change changed its")
+                  for r in self.rows if r.asked and r.earlier is not None]
         ranges = tuple(v for p, _ in _COMPONENTS for v in self._range(p))
         ends = " ".join(self._at(p, v) for p, _ in _COMPONENTS for v in self._range(p))
         counts = tuple(Decimal(n) for n in re.findall(r"(\d+) others?", ends))
@@ -491,9 +514,10 @@ class GpciSummary:
         return tuple(found)
 
     def sources(self) -> tuple[Source, ...]:
-        return tuple(Source(label=fact.label, title=f"CMS GPCI file (Addendum E), CY {self.rows[0].cy}",
-                            kind=FACTOR_KIND, published="", text=_excerpt(text, fact.label), url=RVU_FILES_URL)
-                     for fact, text in zip(self.facts(), self.sentences()))
+        return tuple(Source(label=fact.label, title=f"CMS GPCI file (Addendum E), CY {fact.label[5:9]}",
+                            kind=GPCI_KIND, published="", url=RVU_FILES_URL,
+                            text=_excerpt(next(s for s in self.sentences() if fact.label in s), fact.label))
+                     for fact in self.facts())
 
 
 def gpci_summary(rows: tuple[GpciRow, ...]) -> GpciSummary | None:

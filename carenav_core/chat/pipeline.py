@@ -338,6 +338,11 @@ def _by_locality(backends: Backends, text: str, plan: QuestionPlan, today: date,
                  default=max((y for y in years if y <= today.year), default=max(years, default=0)))
         rows = rows_of(backends.fee_db, cy)
         keys = {p.key for p in find_places_in(backends.fee_db, text, cy).localities} if rows else set()
+        # "How did Seattle's GPCIs change from 2025 to 2026?": the places asked carry the earliest asked year's too
+        since = min((y for y in (*plan.years, *((plan.since,) if plan.since else ())) if y in years and y < cy),
+                    default=None)
+        if since is not None and keys and rows_of is gpci_rows:
+            rows = gpci_rows(backends.fee_db, cy, since, keys)
     except duckdb.Error as exc:
         log.warning("%s lookup failed: %s", what, exc)
         return ()

@@ -252,7 +252,19 @@ def anesthesia_rows(con, cy: int, on: date | None = None) -> tuple[AnesthesiaRow
 
 @dataclass(frozen=True, kw_only=True)
 class GpciRow(LocalityFact):
-    """One payment locality's geographic practice cost indices (CMS GPCI file, Addendum E) for one CY."""
+    """One payment locality's geographic practice cost indices (CMS GPCI file, Addendum E) for one CY; `earlier`: the
+    same locality in an earlier year asked ("How did Seattle's GPCIs change from 2025 to 2026?")."""
+    earlier: Locality | None = None
+
+    @property
+    def earlier_label(self) -> str:
+        return f"[{self.earlier.tag}]" if self.earlier is not None else ""
+
+    def changes(self) -> tuple[Decimal, Decimal, Decimal]:
+        """Work, PE and MP GPCI less the earlier year's (zeros without one)."""
+        if self.earlier is None:
+            return Decimal(0), Decimal(0), Decimal(0)
+        return (self.work - self.earlier.gpci_work, self.pe - self.earlier.gpci_pe, self.mp - self.earlier.gpci_mp)
 
     @property
     def label(self) -> str:
@@ -272,7 +284,12 @@ class GpciRow(LocalityFact):
         return self.place.gpci_mp
 
 
-def gpci_rows(con, cy: int) -> tuple[GpciRow, ...]:
-    """Every locality of CY `cy`'s GPCI file, by state and locality; () when the CY has none."""
+def gpci_rows(con, cy: int, since: int | None = None, keys: set[str] | frozenset[str] = frozenset()
+              ) -> tuple[GpciRow, ...]:
+    """Every locality of CY `cy`'s GPCI file, by state and locality; () when the CY has none. With `since` (an earlier
+    CY), each locality of `keys` carries its CY `since` indices, when that year's file lists it under the same key."""
     from carenav_core.pfs.locality import directory
-    return tuple(GpciRow(place=place) for place in directory(con).localities(cy))
+    book = directory(con)
+    before = {place.key: place for place in book.localities(since)} if since is not None and since != cy else {}
+    return tuple(GpciRow(place=place, earlier=before.get(place.key) if place.key in keys else None)
+                 for place in book.localities(cy))

@@ -205,11 +205,19 @@ def _anesthesia_table(event: FactorEvent, key: str) -> None:
 def _gpci_table(event: FactorEvent, key: str) -> None:
     """Geographic practice cost indices, one row per payment locality (CMS GPCI file)."""
     cy = event.gpci[0].cy
+    since = next((r.earlier.cy for r in event.gpci if r.earlier is not None), None)
+    changes = tuple(f"{part} change since CY{since}" for part in ("Work", "PE", "MP")) if since else ()
+
+    def columns(r) -> dict:
+        # a change between years asked: the places asked carry it (the other localities a dash)
+        moved = dict(zip(changes, (float(c) for c in r.changes()))) if r.earlier is not None else \
+            dict.fromkeys(changes)
+        return {"Work GPCI": float(r.work), "PE GPCI": float(r.pe), "MP GPCI": float(r.mp), **moved,
+                "Cite as": r.label, "File": r.place.source_file}
     _locality_table(f"**Geographic practice cost indices (GPCIs) by payment locality, CY{cy}** — cite "
-                    f"{plain(f'[GPCI{cy}]')} or the locality's label", event.gpci,
-                    lambda r: {"Work GPCI": float(r.work), "PE GPCI": float(r.pe), "MP GPCI": float(r.mp),
-                               "Cite as": r.label, "File": r.place.source_file},
-                    {name: "%.3f" for name in ("Work GPCI", "PE GPCI", "MP GPCI")}, key, f"carenav_gpci_cy{cy}",
+                    f"{plain(f'[GPCI{cy}]')} or the locality's label", event.gpci, columns,
+                    {name: ("%+.3f" if "change" in name else "%.3f")
+                     for name in ("Work GPCI", "PE GPCI", "MP GPCI", *changes)}, key, f"carenav_gpci_cy{cy}",
                     "Download GPCIs (CSV)")
 
 

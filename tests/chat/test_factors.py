@@ -244,6 +244,37 @@ def test_a_gpci_question_answers_with_the_places_indices_from_the_gpci_file(back
     assert prepare("What is the GPCI adjustment for 99214 in Seattle?", backends).gpci == ()   # a code: priced rows
 
 
+def _gpci_file(path: str, locality: str) -> tuple[Decimal, Decimal, Decimal]:
+    import csv
+    import os
+    from pathlib import Path
+    state, number = locality.split()
+    with open(Path(os.environ["CARENAV_MIRROR"]) / "cms" / path, newline="") as f:    # Addendum E: headers, then rows
+        row = next(r for r in csv.reader(f) if len(r) >= 7 and r[1].strip() == state and r[2].strip() == number)
+    return Decimal(row[4]), Decimal(row[5]), Decimal(row[6])
+
+
+@pytest.mark.parametrize("question", ["How did the Seattle GPCIs change from 2025 to 2026?",
+                                      "Seattle GPCI 2025 vs 2026", "How has Seattle's GPCI changed since 2025?"])
+def test_a_gpci_change_asked_gives_each_index_of_both_years_and_the_change(backends, question):
+    events = list(answer(question, backends))
+    table = next(e for e in events if isinstance(e, FactorEvent))
+    seattle = next(r for r in table.gpci if r.asked)
+    before, after = _gpci_file("rvu25d/GPCI2025.csv", "WA 02"), _gpci_file("rvu26c/GPCI2026.csv", "WA 02")
+    assert (seattle.work, seattle.pe, seattle.mp) == after
+    assert seattle.changes() == tuple(a - b for a, b in zip(after, before))
+    assert not [r for r in table.gpci if r.earlier is not None and not r.asked]
+    text = "".join(e.text for e in events if isinstance(e, TokenEvent) and not e.withheld)
+    lead = text.split("\n- ")[1] if "\n- " in text else text
+    assert lead.startswith("From CY 2025 to CY 2026") and f"from {before[2]} to {after[2]}" in lead
+    assert "[GPCI2025 WA 02] [GPCI2026 WA 02]" in lead
+    assert not any(isinstance(e, TokenEvent) and e.withheld for e in events)
+    evidence = build_evidence([], [], prepare(question, backends, today=date(2026, 12, 3)).checked)
+    change = after[2] - before[2]
+    assert check_sentence(f"Seattle's MP GPCI fell by {abs(change)} [GPCI2026 WA 02].", evidence) == ()
+    assert check_sentence(f"Seattle's MP GPCI fell by {abs(change) + Decimal('0.01')} [GPCI2026 WA 02].", evidence)
+
+
 def test_qp_minus_non_qp_is_computed_checked_and_first_when_asked():
     from carenav_core.chat.factors import asks_variant_gap, variant_gaps
     question = "How much higher is the 2026 QP conversion factor than the non-QP one?"
