@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -475,12 +475,16 @@ class Volume:
     noun: str
     per: str = ""
     months: int = 0
-    weeks: int = 0          # a span written in weeks ("46 weeks", "48 weeks a year"): for a weekly rate
+    weeks: int = 0          # a span written in weeks ("46 weeks", "48 weeks a year"): for a weekly or daily rate
+    days_a_week: int = field(default=0, repr=False)    # a daily rate's days a week ("5 days a week", "a 5-day week")
+    days: int = field(default=0, repr=False)           # a daily rate's days in all ("over 250 working days")
 
     def describe(self) -> str:
         """'100 patients a month for 12 months', 'a panel of 500 patients over 12 months', '250 visits'."""
         rate = f" a {self.per}" if self.per else ""
-        span = f" for {self.weeks} weeks" if self.weeks else f" for {self.months} months" if self.months else ""
+        span = f" for {self.days} days" if self.days else \
+            f", {self.days_a_week} days a week" * bool(self.days_a_week) + (
+                f" for {self.weeks} weeks" if self.weeks else f" for {self.months} months" if self.months else "")
         return f"{self.count:,} {self.noun}{rate}{span}"
 
     def services(self, monthly: bool) -> tuple[int, str]:
@@ -488,6 +492,14 @@ class Volume:
         yearly count (or a count over a span) of patients of a code paid per calendar month, once per patient per
         month; otherwise the count itself (one payment each)."""
         months = self.months
+        if self.per == "day":       # "20 a day, 5 days a week, 50 weeks a year"; "25 a day over 250 working days"
+            if self.days:
+                return self.count * self.days, f"{self.count:,} a day × {self.days:,} days"
+            if self.days_a_week:
+                weeks = self.weeks or (round(months * 52 / 12) if months else 1)
+                return self.count * self.days_a_week * weeks, (f"{self.count:,} a day × {self.days_a_week} days a "
+                                                               f"week × {weeks} week{'s' * (weeks != 1)}")
+            return self.count, f"{self.count:,} a day for one day; no number of days was given"
         if self.per == "month":
             n = max(months, 1)
             return self.count * n, (f"{self.count:,} a month × {n} months" if months else "")
@@ -513,10 +525,16 @@ _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiarie
 _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+"
                      r"(?P<between>(?:(?:[A-Za-z][\w/&-]*|[A-Z]?\d{4}[A-Z0-9]?)\s+){0,3}?)"
                      + _VOLUME_NOUN.pattern, re.IGNORECASE)
-_PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr)\b|"
-                  r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum)\b)", re.IGNORECASE)
-_RATE_ANYWHERE = re.compile(r"\b(?:(?:a|per|each|every)\s+(?P<per>month|week)|(?P<adverb>monthly|weekly))\b|"
-                            r"/\s*(?P<slash>mo|month|wk|week)\b", re.IGNORECASE)
+_PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr|day)\b|"
+                  r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum|daily)\b)", re.IGNORECASE)
+_RATE_ANYWHERE = re.compile(r"\b(?:(?:a|per|each|every)\s+(?P<per>month|week|day)(?![\s-]+(?:weeks?|months?))|"
+                            r"(?P<adverb>monthly|weekly|daily))\b|/\s*(?P<slash>mo|month|wk|week|day)\b",
+                            re.IGNORECASE)
+# a daily rate's days: "5 days a week", "a 5-day week", "four days per week"; "250 working days", "220 clinic days"
+_DAYS_A_WEEK = re.compile(r"\b(?P<n>[1-7]|one|two|three|four|five|six|seven)(?:\s+(?:clinic\s+|working\s+|office\s+)?"
+                          r"days?\s+(?:a|per|each|every)\s+week|[\s-]day\s+(?:work\s*)?week)\b", re.IGNORECASE)
+_DAYS = re.compile(r"\b(?P<n>\d{1,3}(?:,\d{3})?)\s+(?:(?:working|work|clinic|business|office|billable|open)\s+)?"
+                   r"days\b(?!\s+(?:a|per|each|every)\s+week)", re.IGNORECASE)
 _SPAN = re.compile(r"\b(?:for|over|across|in|during)\s+(?:a|one|(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|"
                    r"nine|ten|eleven|twelve|eighteen|twenty-four))\s+(?:full\s+|whole\s+|calendar\s+)?"
                    r"(?P<unit>years?|months?)\b", re.IGNORECASE)
@@ -568,6 +586,12 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     12
     >>> asked_volume("What do 40 patients a month of 99213 bring in, in 2026?").months
     0
+    >>> asked_volume("20 patients a day for 99213, 5 days a week, 50 weeks a year").services(False)
+    (5000, '20 a day × 5 days a week × 50 weeks')
+    >>> asked_volume("25 99213 visits per day over 250 working days", ("99213",)).services(False)
+    (6250, '25 a day × 250 days')
+    >>> asked_volume("12 99215 visits a day over a 5-day week", ("99215",)).services(False)[0]
+    60
     """
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
@@ -597,7 +621,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
         per = ""
         if rate:
             word = next(g for g in rate.groupdict().values() if g).lower()
-            per = "month" if word.startswith("mo") else "week" if word.startswith("w") else "year"
+            per = "month" if word.startswith("mo") else "week" if word.startswith("w") else \
+                "day" if word.startswith("d") else "year"
         span = _SPAN.search(text)
         months = 0
         if span:
@@ -609,8 +634,14 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
         if per == "year" and months <= 12:
             per, months = "", 12
         weeks = _WEEKS.search(text)                  # "40 visits a week, 48 weeks a year", "25 per week, 46 weeks"
+        a_week = _DAYS_A_WEEK.search(text) if per == "day" else None
+        days = next((int(d.group("n").replace(",", "")) for d in _DAYS.finditer(text) if per == "day" and
+                     int(d.group("n").replace(",", "")) > 7), 0)
         return Volume(count=count, noun=noun, per=per, months=months,
-                      weeks=int(weeks.group(1)) if weeks and per == "week" else 0)
+                      weeks=int(weeks.group(1)) if weeks and per in ("week", "day") else 0,
+                      days_a_week=0 if a_week is None else (_SPAN_NUMBERS.get(a_week.group("n").lower()) or
+                                                            int(a_week.group("n"))),
+                      days=days)
     return None
 
 

@@ -1077,6 +1077,27 @@ def test_a_change_of_the_shares_is_the_change_of_each_share(backends, question):
     assert asked in lead and "a change of" in lead
 
 
+@pytest.mark.parametrize("question, services", [
+    ("A doctor in Chicago sees 20 patients a day for 99213, 5 days a week, 50 weeks a year. What's that worth in "
+     "2026?", 20 * 5 * 50),
+    ("A physician sees 15 patients a day billed as 99214, 4 days a week, 48 weeks a year. What's the annual 2026 "
+     "Medicare revenue?", 15 * 4 * 48),
+    ("Our clinic does 30 office visits (99213) daily. What is that worth per year in 2026 if we're open 5 days a "
+     "week, 52 weeks?", 30 * 5 * 52),
+    ("We bill 25 99213 visits per day over 250 working days. What does that come to in 2026?", 25 * 250),
+    ("What are 12 99215 visits a day worth over a 5-day week in 2026?", 12 * 5),
+    ("We see 20 patients a day for 99214. What is one day worth in 2026?", 20),
+])
+def test_a_daily_volume_is_multiplied_by_the_days_asked(backends, question, services):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    assert figure.kind is FigureKind.VOLUME and figure.counts[0] == services
+    row = next(r for r in prepared.rows if r.label == figure.rows[0] and r.hcpcs in figure.codes[0])
+    assert figure.value == services * row.payment_nonfac
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"{services:,} ×" in lead and " a day" in lead
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
