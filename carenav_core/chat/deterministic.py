@@ -580,6 +580,8 @@ def _focus_rows(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Valuat
     focus = [r for r in rows if r.in_focus] or list(rows)
     with_base = {r.hcpcs for r in focus if not r.mod}
     focus = [r for r in focus if not r.mod or r.hcpcs not in with_base]
+    if not plan.named_codes:    # a family's codes Medicare pays first ("the prolonged service codes": G2212, not 99417)
+        focus.sort(key=lambda r: r.status in UNPAID_STATUS)
     return focus if Intent.TREND in plan.intents else newest_rows(focus)
 
 
@@ -634,15 +636,31 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
 _DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")
 
 
-def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset[str]:
+    """The members of another kind (families.toml `ranked_apart`: G2211, an add-on to a visit) that a family question
+    brings in without naming them, when at least two other codes are there: "which office visit code rose most" ranks
+    the visits. (A family's own add-on units, 99439 among the CCM codes, stay in its rankings.)"""
+    apart = {c for f in load_families() if f.key in plan.families for c in f.ranked_apart}
+    addons = {r.hcpcs for r in rows if r.in_focus and r.hcpcs in apart and r.hcpcs not in plan.named_codes
+              and r.hcpcs in plan.family_codes}
+    bases = {r.hcpcs for r in rows if r.in_focus and r.hcpcs not in addons}
+    return frozenset(addons) if len(bases) >= 2 else frozenset()
+
+
+def most_change_sentences(figures: Sequence[Figure], question: str, addons: frozenset[str] = frozenset()
+                          ) -> list[str]:
     """Of several codes' whole-span changes, per setting: the code whose change is the largest in percent (up, or
-    down when the question asks for a drop), citing that change's label; a tie names none."""
+    down when the question asks for a drop), citing that change's label; a tie names none. `addons` (family_addons)
+    are left out of the choice, and said to be."""
     m = MOST_CHANGE.search(question)
     if not m:
         return []
     word = (m.group("way") or m.group("verb") or m.group("verb2") or m.group("way2") or "").lower()
     down = any(word.startswith(w[:4]) for w in _DOWN) or word in ("fall", "go down", "went down")
-    spans = {key: f for key, f in _whole_spans(figures).items() if f.percent is not None and "NPRM" not in f.label}
+    spans = {key: f for key, f in _whole_spans(figures).items() if f.percent is not None and "NPRM" not in f.label
+             and f.codes[0] not in addons}
+    # (the add-ons are not named: a sentence names only the codes its label cites)
+    left = " (add-on codes of another kind, billed only with another service, left out)" if addons else ""
     said = []
     for setting in dict.fromkeys(key[1] for key in spans):
         mine = [f for key, f in spans.items() if key[1] == setting]
@@ -658,7 +676,7 @@ def most_change_sentences(figures: Sequence[Figure], question: str) -> list[str]
             continue            # a tie names no code
         most = "more" if len(codes) == 2 else "the most"
         # (the codes are named by their figures' own sentences: a sentence names only the codes its label cites)
-        of = "Of the two codes asked" if len(codes) == 2 else "Of the codes asked"
+        of = ("Of the two codes asked" if len(codes) == 2 else "Of the codes asked") + left
         if (best.percent < 0) != down or best.percent == 0:     # no code moved the way asked: say so, and the nearest
             moved = "fell" if down else "rose"
             said.append(f"{of}, no {_payment_words(best)} {moved}; {best.codes[0]}'s "
@@ -1090,9 +1108,11 @@ class DeterministicWriter:
 
     def _answer(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         plan, rows = prepared.plan, prepared.rows
-        yield from ("- " + s for s in ranking_sentences(rows, plan, prepared.question) or
-                    extreme_sentences(rows, plan, prepared.question))
-        yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question))
+        addons = family_addons(rows, plan)      # "which office visit code rose most": G2211 is no visit
+        ranked = [r for r in rows if r.hcpcs not in addons]
+        yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
+                    extreme_sentences(ranked, plan, prepared.question))
+        yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question, addons))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))
         if Intent.TREND in plan.intents:

@@ -91,7 +91,8 @@ class Figure:
     def words(self) -> str:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
         what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays",
-                FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since",
+                FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since "
+                                   "add-on codes of another kind billed only with another service left out",
                 FigureKind.TOTAL: "total together combined billed with plus pays",
                 FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
                                    "value units conversion factor payment times",

@@ -27,12 +27,14 @@ class _FamilyEntry(BaseModel):
     levels: list[str] = Field([], description="Member codes by level as the reference numbers them (level 1 first).")
     alternatives: bool = Field(False, description="Its base (non-add-on) codes are alternatives: a patient is billed "
                                                   "one of them for a service or period, never their sum.")
+    ranked_apart: list[str] = Field([], description="Member codes of another kind than the family's name (G2211 among "
+                                                    "the office visits), left out when the family's codes are ranked.")
 
     @model_validator(mode="after")
     def _levels_are_members(self) -> "_FamilyEntry":
-        stray = [c for c in self.levels if c not in self.codes]
+        stray = [c for c in (*self.levels, *self.ranked_apart) if c not in self.codes]
         if stray:
-            raise ValueError(f"levels name codes that are not members: {stray}")
+            raise ValueError(f"levels or ranked_apart name codes that are not members: {stray}")
         return self
 
     @field_validator("codes")
@@ -57,6 +59,7 @@ class Family:
     payment_unit: str = "per service"
     levels: tuple[str, ...] = ()     # "APCM level 2" is levels[1]
     alternatives: bool = False       # its base codes are billed one at a time (levels, complexities), never summed
+    ranked_apart: tuple[str, ...] = ()   # members of another kind, left out of the family's rankings (G2211)
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -77,7 +80,7 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
         families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
                                codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition,
                                payment_unit=parsed.payment_unit, levels=tuple(parsed.levels),
-                               alternatives=parsed.alternatives))
+                               alternatives=parsed.alternatives, ranked_apart=tuple(parsed.ranked_apart)))
     return tuple(families)
 
 

@@ -34,7 +34,15 @@ def test_explicit_codes(text, explicit):
     ("collaborative care model", "BHI"),
     ("remote patient monitoring", "RPM"),
     ("annual wellness visit", "AWV"),
-    ("principal illness navigation", "CHI_PIN"),
+    ("principal illness navigation", "PIN"),
+    ("community health integration", "CHI"),
+    ("SDOH risk assessment", "SDOH"),
+    ("caregiver training", "CTS"),
+    ("the Welcome to Medicare visit", "IPPE"),
+    ("interprofessional consultation codes", "INTERPROFESSIONAL"),
+    ("telephone E/M visit codes", "TELEPHONE_EM"),
+    ("prolonged service codes", "PROLONGED"),
+    ("virtual check-in", "CTBS"),
     ("the visit complexity add-on", "OFFICE_EM"),
 ])
 def test_families_by_name_or_synonym(text, family):
