@@ -246,6 +246,9 @@ def answer_errors(exc: ValidationError) -> list[str]:
         for error in errors:
             if error["type"] == "literal_error":
                 expected.append(error["ctx"]["expected"])
+            elif error["type"] == "string_type" and where in LISTED_FIELDS:
+                # a number for a bracket or a county: name the answers the field takes, as a wrong text does
+                expected.append(f"one of {list(choices(where))} or {DONT_KNOW}/{DECLINED}")
             else:
                 expected.append(_EXPECTED.get(error["type"], error["msg"]))
         lines.append(f"{where}: got {given!r}; expected {' or '.join(dict.fromkeys(expected))}")
@@ -253,6 +256,7 @@ def answer_errors(exc: ValidationError) -> list[str]:
 
 
 LIST_FIELDS = ("medicare_parts", "adl_help")
+LISTED_FIELDS = ("county", "monthly_income", "assets")      # text answers checked against a list (_in_options)
 INT_FIELDS = ("age", "household_size", "care_recipient_age", "caregiver_age")
 
 

@@ -79,11 +79,14 @@ class Profile:
         the spouse, and only spouses who
         live together count each other's income and resources (WAC 182-506-0015, 182-512-0960(1)(e)). A married
         person living in a nursing facility is an institutionalized spouse, judged on their own income and the single
-        limits whatever the household answered (WAC 182-513-1350)."""
+        limits whatever the household answered (WAC 182-513-1350). Married with the household size unknown: unknown
+        (the spouse may live elsewhere), never read as living together."""
         if self.married is True and (self.household_size == 1 or self.living_situation == "nursing_facility"):
             return False
         if is_unknown(self.married) and self.household_size == 1:
             return False        # single, or married and living apart: the single limits either way
+        if self.married is True and is_unknown(self.household_size):
+            return self.household_size     # married, but whether the spouse lives with them is not known
         return self.married
 
     def medicare_contradictions(self) -> tuple[str, ...]:

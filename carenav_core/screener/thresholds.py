@@ -36,6 +36,13 @@ class ScreenerValue(DatedValue):
     indexed: bool = Field(True, description="With at_least: the figure rises by a yearly index, so an answer far above "
                                             "the floor (rules/base.py FLOOR_HEADROOM) is above the figure in force too; "
                                             "false for a figure set by rule with no index: nothing above it is decided.")
+    index_steps: int = Field(1, ge=1, le=3, description="With at_least and indexed: how many yearly index changes may "
+                                                       "lie between the figure carried and the figure in force (1 the "
+                                                       "first year past the last figure seen, 2 the second); the "
+                                                       "headroom compounds over them (rules/base.py FLOOR_HEADROOM).")
+    couple_at_least: bool = Field(False, description="The couple figure covers only part of what a married applicant "
+                                                     "keeps (the spouse's share is not on file): it is a floor with "
+                                                     "no index, while the single figure is exact.")
 
     @model_validator(mode="after")
     def _one_shape(self) -> "ScreenerValue":
@@ -71,6 +78,7 @@ class Threshold:
     note: str = ""
     at_least: bool = False     # a floor: the figure in force is not seen, and is not lower than this
     indexed: bool = True       # with at_least: raised by a yearly index (FLOOR_HEADROOM bounds the figure in force)
+    index_steps: int = 1       # with at_least and indexed: yearly index changes since the figure carried
 
     def shown(self) -> str:
         """The figure in words: '$1,856 a month', '65 years'."""
@@ -90,11 +98,11 @@ class ThresholdTable:
 
     parameters: dict[str, Parameter[ScreenerValue]]
 
-    def _pick(self, key: str, amount: float, value: ScreenerValue) -> Threshold:
+    def _pick(self, key: str, amount: float, value: ScreenerValue, *, partial: bool = False) -> Threshold:
         parameter = self.parameters[key]
         return Threshold(key=key, label=parameter.label, unit=parameter.unit, amount=amount,
-                         effective=value.effective, tag=value.tag, note=value.note, at_least=value.at_least,
-                         indexed=value.indexed,
+                         effective=value.effective, tag=value.tag, note=value.note, at_least=value.at_least or partial,
+                         indexed=value.indexed and not partial, index_steps=value.index_steps,
                          reference=tuple(Reference(title=r.title, href=r.href) for r in value.reference))
 
     def _value(self, key: str, on: date, shape: str) -> ScreenerValue:
@@ -113,7 +121,8 @@ class ThresholdTable:
     def for_unit(self, key: str, on: date, *, married: bool) -> Threshold:
         """A single/couple parameter (SSI-based limits, resource standards)."""
         value = self._value(key, on, "single")
-        return self._pick(key, value.couple if married else value.single, value)
+        return self._pick(key, value.couple if married else value.single, value,
+                          partial=married is True and value.couple_at_least)
 
     def for_size(self, key: str, on: date, size: int) -> Threshold:
         """An FPL-style parameter for a household of `size` people."""

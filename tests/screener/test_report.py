@@ -83,8 +83,8 @@ def test_still_needed_has_no_repeats():
 
 
 def test_a_missing_figure_is_a_notice_and_the_program_stays_possible():
-    report = _report(on=date(2028, 2, 1))
-    assert any("Extra Help resource limit" in n and "February 1, 2028" in n for n in report.notices)
+    report = _report(on=date(2029, 2, 1))
+    assert any("Extra Help resource limit" in n and "February 1, 2029" in n for n in report.notices)
     extra = next(c for c in report.cards if c.program == "extra_help")
     assert extra.classification == "possibly_relevant" and extra.figures_missing
 

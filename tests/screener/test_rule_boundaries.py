@@ -42,7 +42,8 @@ CASES = [
     ("tsoa", "income_within_400_percent_fbr", {}, "monthly_income", 3976, date(2026, 1, 1), 1, F, 0),
     ("tsoa", "resources_within_tsoa_standard", {}, "assets", 53100, date(2023, 10, 8), 1, F, 0),
     ("tsoa", "resources_within_tsoa_standard", {}, "assets", 84354, date(2026, 1, 1), 1, F, 0),
-    ("tsoa", "resources_within_tsoa_standard", COUPLE, "assets", 156883, date(2026, 1, 1), 1, U, 0),
+    # the 2026 married figure is the whole standard (applicant + state spousal standard, WAC 182-513-1640(2))
+    ("tsoa", "resources_within_tsoa_standard", COUPLE, "assets", 156883, date(2026, 1, 1), 1, F, 0),
     ("copes", "income_within_special_income_level", {}, "monthly_income", 2901, date(2025, 12, 31), 1, F, 0),
     ("copes", "income_within_special_income_level", {}, "monthly_income", 2982, date(2026, 1, 1), 1, F, 0),
     ("copes", "resources_within_ltc_standard", {}, "assets", 2000, date(2026, 1, 1), 1, F, 0),

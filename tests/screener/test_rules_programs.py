@@ -60,7 +60,7 @@ CASES = [
     ("tsoa", "resources_within_tsoa_standard", {}, date(2025, 12, 31), U, ()),        # 2023-2025 figure not found
     ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2023, 6, 1), F, ()),
     ("tsoa", "resources_within_tsoa_standard", {"assets": "53101-84354"}, date(2026, 1, 1), P, ()),
-    ("tsoa", "resources_within_tsoa_standard", {"marital_status": "married", "assets": "250000+"}, ON, U, ()),
+    ("tsoa", "resources_within_tsoa_standard", {"marital_status": "married", "assets": "250000+"}, ON, F, ()),
     # under the single standard: passes whatever the marriage (session 13); above it, the marriage decides
     ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None}, ON, P, ()),
     ("tsoa", "resources_within_tsoa_standard", {"married": None, "marital_status": None, "assets": "84355-156883"},
@@ -113,7 +113,8 @@ CASES = [
     ("extra_help", "resources_within_lis_limit", {"assets": None}, ON, U, ("assets",)),
     ("extra_help", "resources_within_lis_limit", {}, date(2026, 1, 1), P, ()),
     ("extra_help", "resources_within_lis_limit", {}, date(2027, 1, 1), P, ()),      # under the 2027 floor
-    ("extra_help", "resources_within_lis_limit", {}, date(2028, 1, 1), U, ()),      # no figure for 2028
+    ("extra_help", "resources_within_lis_limit", {}, date(2028, 1, 1), P, ()),      # under the 2028 floor
+    ("extra_help", "resources_within_lis_limit", {}, date(2029, 1, 1), U, ()),      # no figure for 2029
     ("basic_food", "income_within_basic_food_limit", {"monthly_income": None}, ON, U, ("monthly_income",)),
     ("basic_food", "income_within_basic_food_limit", {"age": 50, "disability": "yes", "monthly_income": "8000+"},
      ON, U, ()),

@@ -57,10 +57,10 @@ def test_answers_in_the_url_reproduce_the_screen_in_plain_words():
 
 def test_a_figure_not_on_file_shows_a_notice_and_the_program_stays_possible():
     at = _page(age="70", medicare_parts="A,B", apple_health="none", marital_status="single", assets="0-2000",
-               monthly_income="0-999", on="2028-02-01")
+               monthly_income="0-999", on="2029-02-01")
     assert not at.exception
     notices = [w.value for w in at.warning if w.value.startswith("Figure not on file")]
-    assert any("Extra Help resource limit" in n and "February 1, 2028" in n for n in notices)
+    assert any("Extra Help resource limit" in n and "February 1, 2029" in n for n in notices)
 
 
 def test_bad_url_answers_show_an_error_not_a_crash():

@@ -121,7 +121,11 @@ def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
       "monthly_income": "2556-2608"}, P, P),
     # over the special income level: the spend-down route only; medically needy is full Medicaid, so Extra Help too
     ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "3526-3607"}, P, P),
-    ({"age": 82, "living_situation": "own_home", "monthly_income": "3526-3607"}, P, X),
+    # at home over it, no help with daily activities: nothing points to long-term care, so no route confers Extra Help
+    ({"age": 82, "living_situation": "own_home", "monthly_income": "3526-3607", "adl_help": "none"}, P, X),
+    # session 15: help bathing and no assessment yet: the assessment may open the medically needy long-term-care
+    # route, as for a person assessed at that level (programs.md 1 and 7 row 2), so Extra Help is asked, not closed
+    ({"age": 82, "living_situation": "own_home", "monthly_income": "3526-3607"}, P, P),
     # assets over the long-term care standard: no Medicaid ahead for Extra Help either
     ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351", "assets": "17991-35130"},
      X, X),

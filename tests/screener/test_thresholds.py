@@ -26,8 +26,8 @@ def test_lookup_before_first_value_or_after_until_is_not_in_force():
     table = load_thresholds()
     with pytest.raises(ThresholdNotInForce, match="Special Income Level .* for December 31, 2024 is not on file"):
         table.amount("special_income_level", date(2024, 12, 31))
-    with pytest.raises(ThresholdNotInForce, match="January 1, 2028 is not on file"):
-        table.for_unit("extra_help_resources", date(2028, 1, 1), married=False)
+    with pytest.raises(ThresholdNotInForce, match="January 1, 2029 is not on file"):
+        table.for_unit("extra_help_resources", date(2029, 1, 1), married=False)
     with pytest.raises(ThresholdNotInForce, match="12/2024 survivors table was not in the stored pages"):
         table.amount("va_survivor_mapr_aid_attendance", date(2025, 6, 1))
 

@@ -5,7 +5,8 @@ import dataclasses
 
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
-                                              limits_unknown, only_passes, rule, under_smallest, unknown, verdict)
+                                              limits_unknown, own_share, rule, under_smallest, unknown, verdict)
+from carenav_core.screener.rules.spousal import spousal_resources
 
 KEY = "apple_health"
 HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
@@ -94,7 +95,8 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
     in_facility = profile.living_situation == "nursing_facility"
     assessed = profile.nursing_facility_level_of_care is True
     residential = profile.living_situation in INSTITUTIONAL_SETTINGS
-    if not (in_facility or assessed or residential) or is_unknown(profile.monthly_income):
+    pending = assessment_pending(profile)
+    if not (in_facility or assessed or residential or pending) or is_unknown(profile.monthly_income):
         return None
     sil = context.thresholds.amount("special_income_level", context.on)
     result = income_within(profile, sil, "income", individual=True)
@@ -104,12 +106,13 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
         # their own income may be within it (a couple's household income, a bracket across the line): the route stays
         # open, and is what the answer points to
         where = "lives in a nursing facility" if in_facility else "assessed at nursing-facility level of care" \
-            if assessed else "lives in residential care"
+            if assessed else "lives in residential care" if residential else PENDING_WORDS
         return Verdict(status=Status.UNKNOWN, reason=f"{above.reason + '; ' if above else ''}{result.reason}: long-term "
                        f"care Apple Health is open up to the special income level ({where}; WAC 182-513-1315, "
                        "182-515-1508), and above it a medically needy spend-down may still apply",
                        thresholds=(above.thresholds if above else ()) + result.thresholds,
-                       unknown_fields=result.unknown_fields, needs=result.needs)
+                       unknown_fields=result.unknown_fields + (("nursing_facility_level_of_care",) if pending else ()),
+                       needs=result.needs + ((CARE_ASSESSMENT,) if pending else ()))
     # the CN comparison first (`above`: income over the CN level), then the special income level's
     result = Verdict(status=result.status, reason=f"{above.reason}; {result.reason}" if above else result.reason,
                      thresholds=(above.thresholds if above else ()) + result.thresholds)
@@ -121,11 +124,40 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
                        "a COPES waiver client categorically needy (WAC 182-515-1508)", thresholds=result.thresholds,
                        needs=("whether they enroll in COPES waiver services (see COPES; without them a medically needy "
                             "spend-down may still apply)",))
+    who = "a resident of residential care" if residential else "a person"
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which opens "
-                   "categorically needy coverage to a resident of residential care assessed at nursing-facility level "
-                   "of care and served by a waiver", thresholds=result.thresholds,
-                   unknown_fields=("nursing_facility_level_of_care",),
-                   needs=("a DSHS CARE assessment of nursing-facility level of care (WAC 388-106-0355)",))
+                   f"categorically needy coverage to {who} assessed at nursing-facility level of care and served by a "
+                   f"waiver{'' if residential else ' (' + PENDING_WORDS + ')'}", thresholds=result.thresholds,
+                   unknown_fields=("nursing_facility_level_of_care",), needs=(CARE_ASSESSMENT,))
+
+
+CARE_ASSESSMENT = "a DSHS CARE assessment of nursing-facility level of care (WAC 388-106-0355)"
+PENDING_WORDS = "needs help with daily activities; nursing-facility level of care not yet assessed"
+
+
+def assessment_pending(profile: Profile) -> bool:
+    """Nursing-facility level of care not assessed (or not known) while help with daily activities is needed: the CARE
+    assessment (WAC 388-106-0355) may open the long-term-care route, so it is not closed on a guess."""
+    if not is_unknown(profile.nursing_facility_level_of_care) or is_unknown(profile.adl_help):
+        return False
+    return bool(profile.adl_help)
+
+
+def long_term_care_need(profile: Profile) -> bool:
+    """Long-term care Apple Health may be the route: in a nursing facility or residential care, assessed at
+    nursing-facility level of care, or an assessment pending (`assessment_pending`)."""
+    return profile.living_situation in INSTITUTIONAL_SETTINGS or profile.nursing_facility_level_of_care is True or \
+        assessment_pending(profile)
+
+
+def _pending_assessment(profile: Profile, result: Verdict) -> Verdict:
+    """An open spousal-impoverishment result that rests on an assessment not yet made asks for it."""
+    if result.status is not Status.UNKNOWN or not assessment_pending(profile):
+        return result
+    return dataclasses.replace(result, reason=f"{result.reason}; these rules apply once DSHS assesses nursing-facility "
+                               "level of care (long-term care Apple Health)",
+                               unknown_fields=(*result.unknown_fields, "nursing_facility_level_of_care"),
+                               needs=(*result.needs, CARE_ASSESSMENT))
 
 
 def _spend_down(result: Verdict, why: str) -> Verdict:
@@ -155,12 +187,11 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         return missing
     limit = context.thresholds.for_unit("apple_health_cn_resources", context.on, married=profile.couple)
     result = at_or_below(profile.assets, limit, "countable assets")
-    if profile.married is True and (profile.living_situation in INSTITUTIONAL_SETTINGS or
-                                    profile.nursing_facility_level_of_care is True):
-        # long-term care for a married person in a facility is judged under spousal-impoverishment rules: the spouse
-        # at home keeps a protected resource amount (WAC 182-513-1350), which the couple figure cannot show
-        return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules "
-                           "for long-term care)")
+    if profile.married is True and long_term_care_need(profile):
+        # long-term care for a married person is judged under spousal-impoverishment rules: the spouse at home keeps a
+        # protected resource amount (WAC 182-513-1350) up to the federal maximum, which the couple figure cannot show
+        return _pending_assessment(profile, spousal_resources(profile, context, result))
+    result = own_share(profile, result)
     extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.couple else 1)
     if result.status is not Status.FAIL or extra <= 0:
         return result

@@ -108,8 +108,15 @@ def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
 
 def limits_unknown(profile: Profile, *names: str) -> Verdict | None:
     """`unknown` for the facts a couple-or-single limit needs: "married" counts as unknown only when whether couple
-    limits apply is (a household of one is judged alone whatever the marriage: Profile.couple)."""
-    return unknown(profile, *(n for n in names if n != "married" or is_unknown(profile.couple)))
+    limits apply is (a household of one is judged alone whatever the marriage: Profile.couple); when the marriage is
+    known and the household size is not, the household size is what is asked (whether the spouse lives with them)."""
+    def asked(name: str) -> tuple[str, ...]:
+        if name != "married":
+            return (name,)
+        if not is_unknown(profile.couple):
+            return ()
+        return ("married",) if is_unknown(profile.married) else ("household_size",)
+    return unknown(profile, *dict.fromkeys(n for name in names for n in asked(name)))
 
 
 def verdict(passed: bool, reason: str, *thresholds: Threshold) -> Verdict:
@@ -130,23 +137,38 @@ def at_least(value: int, limit: Threshold, what: str) -> Verdict:
 FLOOR_HEADROOM = 0.15
 
 
+def floor_headroom(limit: Threshold) -> float:
+    """How far above a floor the figure in force may be: FLOOR_HEADROOM compounded over the yearly index changes
+    since the figure carried (`Threshold.index_steps`).
+
+    >>> from datetime import date
+    >>> two = Threshold(key="k", label="l", unit="USD", amount=1.0, effective=date(2028, 1, 1), tag="D",
+    ...                 reference=(), at_least=True, index_steps=2)
+    >>> round(floor_headroom(two), 4)
+    0.3225
+    """
+    return (1 + FLOOR_HEADROOM) ** limit.index_steps - 1
+
+
 def at_or_below(bracket: Bracket, limit: Threshold, what: str, *, scale: float = 1.0) -> Verdict:
     """Compare an answer bracket (whole dollars, both ends included) with an at-or-below limit.
 
     The whole bracket at or below passes, the whole bracket above fails, and a bracket that straddles the
     limit is unknown: an approximation may make a result unknown, never flip it. `scale` turns a monthly
     bracket into the limit's unit (x12 for a yearly limit). Against a floor (the figure in force not on file) only a
-    pass, or a whole bracket above the floor plus FLOOR_HEADROOM, is settled.
+    pass, or a whole bracket above the floor plus its headroom (`floor_headroom`), is settled.
     """
     lower = bracket.lower * scale
     upper = None if bracket.upper is None else bracket.upper * scale
     said = f"{what} {bracket.label()}{' (times 12 for a year)' if scale == 12 else ''} vs limit {limit.describe()}"
     if upper is not None and upper <= limit.amount:
         return verdict(True, f"{said}: the whole range is at or below the limit", limit)
-    if limit.at_least and limit.indexed and lower > limit.amount * (1 + FLOOR_HEADROOM):
-        return verdict(False, f"{said}: the whole range is above even {FLOOR_HEADROOM:.0%} more than this figure "
+    headroom = floor_headroom(limit)
+    if limit.at_least and limit.indexed and lower > limit.amount * (1 + headroom):
+        years = "a year" if limit.index_steps == 1 else f"{limit.index_steps} years"
+        return verdict(False, f"{said}: the whole range is above even {headroom:.0%} more than this figure "
                        f"(the figure in force from {limit.effective:%B %-d, %Y} is not on file; these indexed figures "
-                       "have never risen that much in a year)", limit)
+                       f"have never risen that much in {years})", limit)
     if limit.at_least:          # the figure in force is not seen and may be higher: only a pass is settled
         missing = f"{limit.label}: the figure in force from {limit.effective:%B %-d, %Y} is not on file (it is at least " \
                   f"{limit.shown()})"
@@ -165,6 +187,20 @@ def only_passes(result: Verdict, need: str, *fields: str) -> Verdict:
         return result
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {need}", unknown_fields=fields,
                    needs=(need,), thresholds=result.thresholds)
+
+
+OWN_SHARE = ("the person's own share of the assets (the answer covers the person and spouse; a married person living "
+             "apart from the spouse, or in a nursing facility, is judged on their own)")
+
+
+def own_share(profile: Profile, result: Verdict) -> Verdict:
+    """Assets vs a single limit for a married person judged alone (`Profile.couple` False: living apart, or in a
+    nursing facility). The intake's assets answer covers the person and spouse, so a pass holds (their own share is no
+    more) and a fail does not: their own share is asked (WAC 182-512-0960(1)(e): only spouses who live together count
+    each other's resources)."""
+    if profile.married is not True or profile.couple is not False:
+        return result
+    return only_passes(result, OWN_SHARE)
 
 
 def income_scope_exact(profile: Profile, *, individual: bool) -> bool:
@@ -225,7 +261,9 @@ def under_smallest(missing: Verdict | None, profile: Profile, check: Callable[[P
     """With only the household's size or marriage unknown (`missing` names them), income wholly under the smallest
     limit (`smallest`: household_size=1, married=False, the fields `check` is run with) passes whatever they are, for
     the limits rise with the household; anything else stays `missing`. None when nothing is missing."""
-    if missing is None or set(missing.unknown_fields) - set(smallest):
+    # the single limits (married=False) hold whatever the household size too: it only says whether a spouse counts
+    settles = set(smallest) | ({"household_size"} if smallest.get("married") is False else set())
+    if missing is None or set(missing.unknown_fields) - settles:
         return missing
     result = check(replace(profile, **smallest))
     if result.status is not Status.PASS:

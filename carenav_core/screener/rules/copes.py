@@ -5,8 +5,9 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
-                                              income_within, nursing_facility_level, only_passes,
-                                              rule, under_smallest, unknown, verdict)
+                                              income_within, nursing_facility_level, rule, under_smallest,
+                                              unknown, verdict)
+from carenav_core.screener.rules.spousal import spousal_resources
 
 KEY = "copes"
 WAC_0310 = ("WAC 388-106-0310 COPES eligibility", "http://apps.leg.wa.gov/wac/default.aspx?cite=388-106-0310")
@@ -66,9 +67,7 @@ def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict
     def check(person: Profile) -> Verdict:
         result = at_or_below(person.assets, context.thresholds.for_unit("ltc_resources", context.on,
                                                                         married=person.married), "countable assets")
-        if not person.married:
-            return result
-        return only_passes(result, "the community spouse's protected resource amount (spousal impoverishment rules)")
+        return spousal_resources(person, context, result) if person.married else result
     return under_smallest(unknown(profile, "assets", "married"), profile, check, married=False) or check(profile)
 
 

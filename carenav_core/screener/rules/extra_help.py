@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile, is_unknown
-from carenav_core.screener.rules.apple_health import long_term_care_route, pathway
+from carenav_core.screener.rules.apple_health import (CARE_ASSESSMENT, INSTITUTIONAL_SETTINGS, assessment_pending,
+                                                      long_term_care_route, pathway)
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
-                                              limits_unknown, rule, under_smallest, unknown, verdict)
+                                              limits_unknown, own_share, rule, under_smallest, unknown, verdict)
+from carenav_core.screener.rules.spousal import above_spousal_ceiling
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
@@ -62,9 +64,10 @@ def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     result = check(profile)
     route = _medicaid_ahead(profile, context) if result.status is Status.FAIL else None
     if route:
+        pending = (CARE_ASSESSMENT,) if assessment_pending(profile) else ()
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {route} would make Extra Help automatic",
-                       thresholds=result.thresholds,
-                       needs=("whether they enroll in long-term care Apple Health (which confers Extra Help)",))
+                       thresholds=result.thresholds, unknown_fields=("nursing_facility_level_of_care",) if pending else (),
+                       needs=(*pending, "whether they enroll in long-term care Apple Health (which confers Extra Help)"))
     return result
 
 
@@ -79,12 +82,18 @@ def _medicaid_ahead(profile: Profile, context: Context) -> str | None:
         return None
     if long_term_care_route(profile, context) is not None:
         route = "long-term care Apple Health (within the special income level)"
-    elif profile.living_situation == "nursing_facility" or profile.nursing_facility_level_of_care is True:
+    elif profile.living_situation == "nursing_facility" or profile.nursing_facility_level_of_care is True or \
+            assessment_pending(profile):
         route = "medically needy Apple Health (once the cost of long-term care is spent down)"
     else:
         return None
-    if is_unknown(profile.assets) or profile.married is not False:
-        return route        # (a couple keeps more under spousal-impoverishment rules: the single figure cannot exclude)
+    if assessment_pending(profile) and profile.living_situation not in INSTITUTIONAL_SETTINGS:
+        route = f"{route}, if DSHS assesses nursing-facility level of care,"
+    if is_unknown(profile.assets):
+        return route
+    if profile.married is not False:
+        # a couple keeps more under spousal-impoverishment rules, up to the federal maximum CSRA
+        return None if above_spousal_ceiling(profile, context) else route
     standard = context.thresholds.for_unit("ltc_resources", context.on, married=False)
     return route if at_or_below(profile.assets, standard, "countable assets").status is not Status.FAIL else None
 
@@ -95,8 +104,8 @@ def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
     if _deemed(profile):
         return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
     def check(person: Profile) -> Verdict:
-        return at_or_below(person.assets, context.thresholds.for_unit(
-            "extra_help_resources", context.on, married=person.couple), "countable assets")
+        return own_share(person, at_or_below(person.assets, context.thresholds.for_unit(
+            "extra_help_resources", context.on, married=person.couple), "countable assets"))
     return _decided(profile, context, check, "assets")
 
 

@@ -15,9 +15,28 @@ def unpaid_caregiver_involved(profile: Profile, context: Context) -> Verdict:
     if profile.caring_for_someone is True:
         return verdict(True, "the person is an unpaid caregiver of another adult")
     if profile.has_unpaid_caregiver is True:
-        return verdict(True, "an unpaid caregiver helps the person (the caregiver is who FCSP serves)")
+        return verdict(True, "an unpaid caregiver helps the person (the caregiver is who FCSP serves)"
+                       f"{_respite_in_care_home(profile)}")
     missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
     return missing or verdict(False, "no unpaid caregiving relationship in either direction")
+
+
+CARE_HOMES = ("nursing_facility", "adult_family_home", "assisted_living")
+MEDICAID = ("categorically_needy", "medically_needy")
+
+
+def _respite_in_care_home(profile: Profile) -> str:
+    """The respite condition for a person cared for in a care home (WAC 388-106-1210, programs.md section 9 row 7:
+    respite needs the person cared for not to receive state- or Medicaid-funded long-term care); '' elsewhere."""
+    if profile.living_situation not in CARE_HOMES:
+        return ""
+    if profile.apple_health in MEDICAID:
+        return ("; they live in a care home with Apple Health, and respite is not for a person receiving Medicaid-"
+                "funded long-term care (WAC 388-106-1210): the program's other services (information, counseling, "
+                "training, support groups) remain")
+    return ("; they live in a care home: respite is only for a person not receiving state- or Medicaid-funded "
+            "long-term care (WAC 388-106-1210), so it depends on who pays for the care home; the program's other "
+            "services (information, counseling, training, support groups) have no such condition")
 
 
 @rule(program=KEY, label="The person cared for is an adult", document="fcsp#age-and-category", legal=FBHWA)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from carenav_core.screener.profile import Profile
-from carenav_core.screener.rules.base import Context, Program, Verdict, at_or_below, rule, under_smallest, unknown, yes_no
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, rule, under_smallest,
+                                              unknown, yes_no)
 
 KEY = "liheap"
 COMMERCE = ("Commerce: energy assistance", "https://commerce.wa.gov/ko/energy-policy/energy-assistance")
@@ -22,7 +23,15 @@ def income_within_150_percent_fpl(profile: Profile, context: Context) -> Verdict
 @rule(program=KEY, label="Pays for heat directly or through rent", document="liheap#other-requirements",
       legal=COMMERCE_POLICY)
 def pays_for_heating(profile: Profile, context: Context) -> Verdict:
-    return yes_no(profile, "pays_for_heating", "pays for heat", "does not pay for heat")
+    result = yes_no(profile, "pays_for_heating", "pays for heat", "does not pay for heat")
+    if result.status is Status.PASS and profile.living_situation == "nursing_facility":
+        # programs.md section 12 row 3: the household pays for heat directly or through rent; a nursing facility's
+        # charge is not rent, and its resident does not heat a home of their own (a spouse at home may)
+        return Verdict(status=Status.UNKNOWN, reason="the answers say they pay for heat, and that they live in a "
+                       "nursing facility, whose resident does not pay for heat directly or through rent",
+                       needs=("who pays for heat: a home the household heats (a spouse at home, for example), not "
+                              "the nursing facility's charge",))
+    return result
 
 
 PROGRAM = Program(

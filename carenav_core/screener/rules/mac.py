@@ -6,6 +6,7 @@ from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, at_or_below, minimum_age,
                                               nursing_facility_level, rule, unknown, verdict, yes_no)
+from carenav_core.screener.rules.spousal import above_spousal_ceiling
 
 KEY = "mac"
 WAC_1605 = ("WAC 182-513-1605 Medicaid alternative care (HCA MAC page)",
@@ -43,7 +44,13 @@ def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | No
     """A FAIL when the answers rule out CN for an unmarried person: 19-64 without Medicare and not disabled, income
     wholly above the MAGI adult limit (ABP); otherwise (65 or older, or with Medicare) income or countable assets wholly
     above the SSI-related CN limits. A spend-down makes a person medically needy, not CN; a married person, living
-    with the spouse or not, keeps the SIPI route, CN with spousal impoverishment protections (WAC 182-513-1605)."""
+    with the spouse or not, keeps the SIPI route, CN with spousal impoverishment protections (WAC 182-513-1605), unless
+    the couple's assets are wholly above what those protections allow (`spousal.above_spousal_ceiling`)."""
+    if profile.married is not False and not is_unknown(profile.assets):
+        above = above_spousal_ceiling(profile, context)     # the SIPI route's resource ceiling
+        if above is not None:
+            return verdict(False, f"{above.reason}, so not categorically needy under spousal impoverishment (SIPI) "
+                           "rules, which MAC requires", *above.thresholds)
     if profile.married is not False or is_unknown(profile.age) or is_unknown(profile.medicare_parts):
         return None
     if profile.age < 65 and not profile.medicare_parts:

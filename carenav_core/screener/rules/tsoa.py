@@ -5,8 +5,8 @@ from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import COVERAGE
 from carenav_core.screener.rules.base import (Context, Program, Verdict, at_home, at_or_below, income_within,
-                                              minimum_age, nursing_facility_level, only_passes, rule,
-                                              under_smallest, unknown, verdict)
+                                              minimum_age, nursing_facility_level, rule, under_smallest, unknown,
+                                              verdict)
 
 KEY = "tsoa"
 WAC_1615 = ("WAC 182-513-1615 TSOA eligibility",
@@ -53,10 +53,13 @@ def income_within_400_percent_fbr(profile: Profile, context: Context) -> Verdict
 @rule(program=KEY, label="Resources within the TSOA resource standard", document="tsoa#resource-limit", legal=WAC_1640)
 def resources_within_tsoa_standard(profile: Profile, context: Context) -> Verdict:
     def check(person: Profile) -> Verdict:
-        result = at_or_below(person.assets, context.thresholds.for_unit("tsoa_resources", context.on,
-                                                                        married=person.married), "countable assets")
-        # A married applicant also keeps the state spousal resource standard (WAC 182-513-1640(2)).
-        return only_passes(result, "the spouse's protected resource amount") if person.married else result
+        # A married applicant's standard is the applicant's plus the state spousal resource standard (WAC
+        # 182-513-1640(2)); the married figure on file from 2026 is that sum (an older one only the applicant's,
+        # carried as a floor: couple_at_least), against the couple's assets, which the intake asks together.
+        what = "the couple's countable assets (married standard: the applicant's plus the state spousal resource " \
+               "standard, WAC 182-513-1640(2))" if person.married else "countable assets"
+        return at_or_below(person.assets, context.thresholds.for_unit("tsoa_resources", context.on,
+                                                                      married=person.married), what)
     return under_smallest(unknown(profile, "assets", "married"), profile, check, married=False) or check(profile)
 
 

@@ -114,19 +114,57 @@ def net_worth_within_limit(profile: Profile, context: Context) -> Verdict:
     return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
 
 
-@rule(program=KEY, label="Countable income below the maximum annual pension rate (MAPR) with Aid & Attendance",
-      document="va_pension#income", legal=VA_RATES)
+@rule(program=KEY, label="Countable income below the maximum annual pension rate (MAPR) that applies: basic, or with "
+      "Aid & Attendance", document="va_pension#income", legal=VA_RATES)
 def income_below_mapr(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "veteran_status", "monthly_income")
     if missing:
         return missing
+    if _aid_and_attendance_shown(profile):
+        return _against(profile, _mapr(profile, context, aid_and_attendance=True), "with Aid & Attendance")
+    # no need for Aid & Attendance shown: the basic rate applies (38 U.S.C. 1521), unless a Housebound rating (not
+    # asked) or an A&A need not yet known raises it
+    higher = "a Housebound rating (not asked)" if not is_unknown(profile.adl_help) and not profile.adl_help else \
+        "Aid & Attendance (if they need help with bathing, dressing, eating or toileting) or a Housebound rating"
     if profile.veteran_status == "surviving_spouse":
-        limit = context.thresholds.amount("va_survivor_mapr_aid_attendance", context.on)
-    else:       # a spouse raises the MAPR: unmarried or not said, the no-dependent rate (a pass under it holds)
-        limit = context.thresholds.for_size("va_mapr_aid_attendance", context.on, 2 if profile.married is True else 1)
-    result = at_or_below(profile.monthly_income, limit, "yearly income", scale=MONTHS)
-    # The A&A rate is the highest MAPR, so income under it passes; over it, unreimbursed medical and care costs
-    # may still bring countable income under it.
+        # programs.md section 10 gives the survivors' rate with Aid & Attendance only: their basic rate (lower) is not
+        # on file, so income cannot be judged without that need
+        aa = _mapr(profile, context, aid_and_attendance=True)
+        return Verdict(status=Status.UNKNOWN, reason=f"no need for Aid & Attendance is shown, so the survivors' rate "
+                       f"with it ({aa.describe()}) does not apply; {SURVIVOR_BASIC}", thresholds=(aa,),
+                       figure_missing=SURVIVOR_BASIC, needs=(f"the current figure from the agency ({SURVIVOR_BASIC})",))
+    result = _against(profile, _mapr(profile, context, aid_and_attendance=False),
+                      "basic rate: no need for Aid & Attendance shown")
+    if result.status is Status.PASS:
+        return result
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {higher} would raise the rate",
+                   thresholds=result.thresholds, needs=result.needs, figure_missing=result.figure_missing)
+
+
+SURVIVOR_BASIC = ("the VA survivors pension basic rate (no Aid & Attendance or Housebound) is not on file; it is lower "
+                  "than the rate with Aid & Attendance")
+
+
+def _aid_and_attendance_shown(profile: Profile) -> bool:
+    """In a nursing home, or help needed with a daily activity that meets Aid & Attendance (38 CFR 3.352(a))."""
+    return profile.living_situation == "nursing_facility" or \
+        (not is_unknown(profile.adl_help) and bool(profile.adl_help & AA_NEEDS))
+
+
+def _mapr(profile: Profile, context: Context, *, aid_and_attendance: bool) -> Threshold:
+    """The MAPR for the person: a surviving spouse's own rate, or a veteran's (a spouse is a dependent and raises it;
+    unmarried or not said, the no-dependent rate, under which a pass holds). programs.md section 10 rows 7-8."""
+    t, on = context.thresholds, context.on
+    if profile.veteran_status == "surviving_spouse":
+        return t.amount("va_survivor_mapr_aid_attendance", on)      # only the A&A rate is on file
+    return t.for_size("va_mapr_aid_attendance" if aid_and_attendance else "va_mapr_basic", on,
+                      2 if profile.married is True else 1)
+
+
+def _against(profile: Profile, limit: Threshold, rate: str) -> Verdict:
+    """Yearly income vs the MAPR; over it, unreimbursed medical and care costs may still bring countable income
+    under it, so income alone never excludes."""
+    result = at_or_below(profile.monthly_income, limit, f"yearly income (against the MAPR {rate})", scale=MONTHS)
     return only_passes(result, "unreimbursed medical and care expenses (they reduce countable income)")
 
 
