@@ -63,7 +63,9 @@ _DID = re.compile(r"\b(?:did|has|have|had)\b", re.IGNORECASE)
 _DROVE = re.compile(r"\bwhat (?:drove|caused|explains)\b|\breasons? (?:for|behind)\b", re.IGNORECASE)
 _NOT_A_CHANGE = re.compile(r"\b(?:facility|non-?facility|office|setting|modifier|requir\w*|decid\w*)\b", re.IGNORECASE)
 _MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:increas|decreas|rose|risen|fell|fallen|"
-                              r"drop|jump|declin|chang|rais|boost|lower)\w*|\bcut\b", re.IGNORECASE)
+                              r"drop|jump|declin|chang|rais|boost|lower|reduc)\w*|\bcut\b", re.IGNORECASE)
+# "Was 99214 cut in 2026?", "Did 99214 get cut?", "Was there a cut to 99214 in 2025?": a change asked in the passive
+_WAS = re.compile(r"\b(?:was|get|got|gets|getting)\b", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|relative value|crosswalk\w*|"
@@ -1104,7 +1106,8 @@ def _topical(text: str) -> bool:
 # Words of a change question that name no topic ("How has 99490 changed over time?")
 _CHANGE_WORDS = re.compile(_TREND.pattern + "|" + _MOVED_OVER_TIME.pattern +
                            r"|\b(?:how|has|have|had|did|does|do|been|ever|at all|it|its|much|"
-                           r"anything|something)\b", re.IGNORECASE)
+                           r"anything|something|was|were|get|got|gets|there|any|to)\b|\bor (?:up|down)\b",
+                           re.IGNORECASE)
 
 
 def _about_values(text: str) -> bool:
@@ -1274,7 +1277,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         not asked_modifier(text)
     # "Did the facility PE RVU of 99213 drop in 2026?", "Did 99490's payment change in 2025?": a change of a value in
     # one year is a change from the year before
-    changed_in = bool(_DID.search(text) and _MOVED_OVER_TIME.search(text)) and bool(detection.codes) and \
+    changed_in = bool((_DID.search(text) or _WAS.search(text)) and _MOVED_OVER_TIME.search(text)) and \
+        bool(detection.codes) and asked_cf_change(text) is None and \
         _about_values(text) and not (_COMPARE.search(text) and focus > 1)
     if (reasons or changed_in) and since is None and len(years) == 1:
         years = (years[0] - 1, years[0])    # a change is between two years: the year asked and the one before

@@ -1010,6 +1010,13 @@ def test_components_asked_of_a_code_priced_only_whole_say_so(backends):
     ("What would 25 visits a month of 99214 in Seattle bring in over 2026?", lambda p: p.volume.months == 12),
     ("We see 40 patients a month for 99213. What's that over the year in 2026?", lambda p: p.volume.months == 12),
     ("What do 40 patients a month of 99213 bring in, in 2026?", lambda p: p.volume.months == 0),
+    ("Did 99214 go up or down in 2026?", lambda p: p.years == (2025, 2026) and Intent.TREND in p.intents),
+    ("Was 99214 cut in 2026?", lambda p: p.years == (2025, 2026) and Intent.TREND in p.intents),
+    ("Did 99214 get cut in 2026?", lambda p: p.years == (2025, 2026) and Intent.TREND in p.intents),
+    ("Was there a cut to 99214 in 2025?", lambda p: p.years == (2024, 2025) and Intent.TREND in p.intents),
+    ("Was 99214 reduced in 2025?", lambda p: p.years == (2024, 2025) and Intent.TREND in p.intents),
+    ("Suppose CMS had cut the conversion factor 2% for 2026 — what would 99213 have paid?",
+     lambda p: p.years == (2026,) and p.cf_change == Decimal("-2")),
 ])
 def test_the_same_calculation_asked_in_other_words_is_read_the_same(question, check):
     assert check(plan(question))
