@@ -647,6 +647,44 @@ def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset
     return frozenset(addons) if len(bases) >= 2 else frozenset()
 
 
+# "In which year did 99214 pay the most?", "When was 99213 paid the least?", "99490's peak year"
+_WHICH_YEAR = re.compile(r"\b(?:which|what)\s+(?:calendar\s+)?year\b|\bwhen\b|\bpeak(?:ed)?\b|\b(?:best|worst|"
+                         r"highest|lowest|top)[\s-]+(?:paying[\s-]+|paid[\s-]+)?year\b", re.IGNORECASE)
+_YEAR_TOP = re.compile(r"\b(?:most|highest|largest|peak(?:ed)?|best|top|max\w*)\b", re.IGNORECASE)
+_YEAR_BOTTOM = re.compile(r"\b(?:least|lowest|smallest|worst|bottom|min\w*)\b", re.IGNORECASE)
+
+
+def year_extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
+    """"In which year from 2020 to 2026 did 99214 pay the most?": per asked code and setting, the final year (of
+    three or more asked) with the highest (or lowest) amount, with that year's row label; a tie names every year."""
+    if not _WHICH_YEAR.search(question) or Intent.TREND not in plan.intents:
+        return []
+    top, bottom = bool(_YEAR_TOP.search(question)), bool(_YEAR_BOTTOM.search(question))
+    if top == bottom:
+        return []
+    said = []
+    fields = MEASURED["work_rvu"] if plan.measure == "work_rvu" else \
+        measured_fields(replace(plan, measure="payment"))
+    for code in plan.focus_codes:
+        finals = [r for r in rows if r.in_focus and r.hcpcs == code and not r.proposed and not r.mod]
+        if len({r.cy for r in finals}) < 3:
+            continue
+        for what, field in fields:
+            priced = [r for r in finals if stated(r, field) is not None]
+            if len(priced) < 3:
+                continue
+            end = (max if top else min)(stated(r, field) for r in priced)
+            best = [r for r in priced if stated(r, field) == end]
+            money = field != "work_rvu"
+            where = f"{best[0].locality} (GPCI-adjusted) " if best[0].locality else ("national " if money else "")
+            amount = _money(end) if money else str(end)
+            years = listed([f"CY{r.cy}" for r in best])
+            said.append(f"Of the years asked, {code}'s {where}{what}{' payment' if money else ''} was "
+                        f"{'highest' if top else 'lowest'} in {years}: {amount} "
+                        + " ".join(r.label for r in best) + ".")
+    return said
+
+
 def most_change_sentences(figures: Sequence[Figure], question: str, addons: frozenset[str] = frozenset()
                           ) -> list[str]:
     """Of several codes' whole-span changes, per setting: the code whose change is the largest in percent (up, or
@@ -1112,6 +1150,7 @@ class DeterministicWriter:
         ranked = [r for r in rows if r.hcpcs not in addons]
         yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
                     extreme_sentences(ranked, plan, prepared.question))
+        yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question, addons))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))

@@ -181,6 +181,44 @@ class VariantGap(Span):
                 f"the rows {self.last.label} and {self.first.label}.")
 
 
+@dataclass(frozen=True, kw_only=True)
+class StageGap(Span):
+    """One year's final conversion factor against the proposed one of the same kind ('How did the 2026 proposed CF
+    compare with what was finalized?'): final minus proposed, under its own label."""
+
+    @property
+    def label(self) -> str:
+        return f"[CF {self.last.name} vs proposed]"
+
+    def words(self) -> str:
+        return (f"national PFS conversion factor {self.first.name} {self.last.name} final finalized proposed proposal "
+                f"difference higher lower more less than the one {self.first.cy} same")
+
+    def sentence(self) -> str:
+        if not self.change:
+            return (f"The final {_spaced(self.last)} conversion factor (${self.last.amount}) is the same as the proposed one "
+                    f"{self.label}.")
+        way = "higher" if self.change > 0 else "lower"
+        return (f"The final {_spaced(self.last)} conversion factor (${self.last.amount}) is ${abs(self.change)} "
+                f"({abs(self.percent)}%) {way} than the proposed one (${self.first.amount}) {self.label}.")
+
+    def title(self) -> str:
+        return f"{self.last.name} vs {self.first.name} conversion factor"
+
+    def text(self) -> str:
+        return (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
+                f"conversion factor of ${self.first.amount} is {self.change:+.4f} ({self.percent:+.2f}%), computed from "
+                f"the rows {self.last.label} and {self.first.label}.")
+
+
+def stage_gaps(rows: tuple[FactorRow, ...]) -> tuple[StageGap, ...]:
+    """Each asked year with both a proposed and a final conversion factor of the same kind: final minus proposed."""
+    asked = [r for r in rows if r.in_focus]
+    return tuple(StageGap(first=proposed, last=final) for final in asked if not final.proposed
+                 for proposed in asked if proposed.proposed and proposed.cy == final.cy and
+                 proposed.variant == final.variant)
+
+
 def variant_gaps(rows: tuple[FactorRow, ...]) -> tuple[VariantGap, ...]:
     """Each asked year with both a QP and a non-QP conversion factor (from CY 2026): QP minus non-QP."""
     asked = [r for r in rows if r.in_focus and not r.proposed]
@@ -233,7 +271,7 @@ def factor_sources(rows: tuple[FactorRow, ...]) -> tuple[Source, ...]:
                   for r in rows if r.in_focus)
     across = span(rows)
     return (asked + tuple(c.source() for c in _changes(rows)) + ((across.source(),) if across else ())
-            + tuple(g.source() for g in variant_gaps(rows)))
+            + tuple(g.source() for g in variant_gaps(rows)) + tuple(g.source() for g in stage_gaps(rows)))
 
 
 def _moved(row: FactorRow) -> str:
@@ -309,6 +347,7 @@ def factor_sentences(rows: tuple[FactorRow, ...], gap_first: bool = False) -> li
             lines.append(change[0].upper() + change[1:])
     gaps = [g.sentence() for g in variant_gaps(rows)] if len(groups) <= 2 else []   # one or two years, not a trend
     lines = gaps + lines if gap_first else lines + gaps
+    lines = [g.sentence() for g in stage_gaps(rows)] + lines     # a year's final and proposed CFs asked: the gap leads
     doubtful = [r for r in asked if r.tag != "O"]
     if doubtful:
         lines.append("Not read from a CMS file or rule text, so check before relying on "
@@ -339,6 +378,7 @@ def checked_facts(rows: tuple[FactorRow, ...], anesthesia: tuple[AnesthesiaRow, 
     carry amounts as a valuation row's label does (a sentence stating a conversion factor must cite one of them)."""
     across, local, indices = span(rows), anesthesia_summary(anesthesia), gpci_summary(gpci)
     return (tuple(r for r in rows if r.in_focus) + _changes(rows) + ((across,) if across else ()) + variant_gaps(rows)
+            + stage_gaps(rows)
             + ((local,) if local else ()) + (indices.facts() if indices else ()))
 
 

@@ -632,6 +632,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                     + other_rules_note(text, plan, sources))
 
 
+# A question about what CMS decided or proposed (a rule's own text answers it)
+_DECIDED = re.compile(r"\b(?:finaliz\w*|propos\w*|adopt\w*)\b|\bCMS\s+(?:say|said|decide\w*|change\w*|announce\w*)\b",
+                      re.IGNORECASE)
+
+
 # Which kind of rule document a question names, as Source.kind writes it.
 _RULE_KINDS = ((re.compile(r"\b(?:proposed rule|NPRM|proposal)\b", re.IGNORECASE), "proposed rule"),
                (re.compile(r"\bfinal rule\b", re.IGNORECASE), "final rule"),
@@ -644,7 +649,9 @@ def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -
     a proposal) is not read as the asked rule's own text (the corpus may not hold that rule)."""
     rules = [s for s in sources if s.kind not in NOT_RULE_TEXT]
     why = bool(WHY.search(text)) and not ASKS_RULE.search(text) and bool(plan.focus_codes)
-    if not plan.years or not (ASKS_RULE.search(text) or why):
+    # "What did CMS finalize about virtual direct supervision for 2026?": a decision of that year's rule is asked
+    decided = bool(_DECIDED.search(text)) and not plan.focus_codes
+    if not plan.years or not (ASKS_RULE.search(text) or why or decided):
         return ()
     # "Why did 99214's facility PE drop in 2026?": CMS gives its reasons for a year's values in that year's rule
     years = (max(plan.years),) if why else plan.years

@@ -250,6 +250,11 @@ def test_a_question_about_a_years_rule_says_when_no_excerpt_is_from_that_rule():
     (warning,) = note("What did the CY 2025 proposed rule say about G0556?", [final2025])
     assert "from the CY 2025 proposed rule: the excerpts below come from other rules" in warning.message
     assert not note("What did the CY 2025 final rule say about G0556?", [final2025])
+    # a decision asked for a year, without the word "rule"
+    (warning,) = note("What did CMS finalize about virtual direct supervision for 2026?", [cy2024])
+    assert "CY 2026 rule" in warning.message
+    assert not note("What did CMS finalize about virtual direct supervision for 2026?", [cy2024.replace("2024", "2026")])
+    assert not note("What does CMS say about consent?", [cy2024])             # no year named
 
 
 @pytest.mark.parametrize("question", ["What does 71046-26 pay in 2026?", "What is the professional component of "

@@ -1135,6 +1135,32 @@ def test_a_family_ranking_leaves_out_its_add_on_codes(backends, question, best):
     assert best in lead and "G2211" not in lead
 
 
+@pytest.mark.parametrize("question, top", [
+    ("In which year from 2020 to 2026 did 99214 pay the most?", True),
+    ("What was the lowest-paying year for 99213 between 2020 and 2026?", False),
+    ("When did the work RVU of 99490 peak from 2020 to 2026?", True),
+])
+def test_the_year_a_code_paid_most_or_least_is_named(backends, question, top):
+    prepared = prepare(question, backends, today=TODAY)
+    field = "work_rvu" if "work RVU" in question else "payment_nonfac"
+    code = prepared.plan.focus_codes[0]
+    finals = [r for r in prepared.rows if r.in_focus and r.hcpcs == code and not r.proposed and not r.mod]
+    end = (max if top else min)(getattr(r, field) for r in finals)
+    years = [r for r in finals if getattr(r, field) == end]
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert ("highest" if top else "lowest") in lead and all(f"CY{r.cy}" in lead and r.label in lead for r in years)
+
+
+def test_a_years_final_conversion_factor_against_the_proposed_one_is_computed(backends):
+    prepared = prepare("How did the 2026 proposed conversion factor compare with what was finalized?", backends,
+                       today=TODAY)
+    final = next(r for r in prepared.factors if r.cy == 2026 and not r.proposed and r.variant == "non-QP")
+    proposed = next(r for r in prepared.factors if r.cy == 2026 and r.proposed and r.variant == "non-QP")
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    gap = final.amount - proposed.amount
+    assert f"${abs(gap)}" in lead and ("lower" if gap < 0 else "higher") in lead and "proposed one" in lead
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
