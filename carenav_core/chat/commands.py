@@ -66,7 +66,11 @@ def _print(event: ChatEvent) -> None:
             print(f"  {'*' if row.in_focus else ' '} {row.label:30s} ${row.amount}  {change}{check}")
         print()
     if isinstance(event, ValuationEvent):      # the rows the question asks about first, as the chat page shows them
-        print_table(sorted(event.rows, key=lambda r: not r.in_focus))
+        focus = [r for r in event.rows if r.in_focus]
+        print_table(focus or event.rows)
+        context = len(event.rows) - len(focus) if focus else 0
+        if context:         # the family's other codes and years, shown on the chat page one click away
+            print(f"(+{context} rows of related codes and years for context; --json gives them)")
         if event.unpriced:
             print("not priced in any loaded release: " + ", ".join(event.unpriced))
         if shows_cpt(event.rows):

@@ -493,10 +493,14 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     places = tuple(dict.fromkeys(r.locality for r in local))
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
     ambiguous = match.ambiguous and len(match.matched) < len(places)
-    rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how}
+    rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how and not c.how.startswith("rural")}
+    rural = {c.matched: c.place for c in match.candidates if c.how.startswith("rural")}
     notes = tuple(WarningEvent(kind=WarningKind.READ_AS, message=f"“{written}” is not listed by name in the CMS "
                                f"county file for {place.state}, so it is priced in the {place.state} {place.locality} "
                                f"{place.name} locality.") for written, place in rest.items()) + tuple(
+        WarningEvent(kind=WarningKind.READ_AS, message=f"“Rural {written}” is read as the state's locality outside its "
+                     f"named metropolitan localities: {place.state} {place.locality} {place.name}.")
+        for written, place in rural.items()) + tuple(
         WarningEvent(kind=WarningKind.READ_AS, message=f"Read “{written.title()}” as {name.title()}: no place the "
                      f"locality files know is spelt “{written.title()}”.") for written, name in match.respelled) + unsure
     intents = plan.intents

@@ -1161,6 +1161,15 @@ def test_a_years_final_conversion_factor_against_the_proposed_one_is_computed(ba
     assert f"${abs(gap)}" in lead and ("lower" if gap < 0 else "higher") in lead and "proposed one" in lead
 
 
+@pytest.mark.parametrize("question, locality", [("What does 99213 pay in rural Texas in 2026?", "TX 99"),
+                                                ("What does 99213 pay in rural Montana in 2026?", "MT 01")])
+def test_a_rural_state_is_said_to_be_read_as_its_rest_of_state_locality(backends, question, locality):
+    prepared = prepare(question, backends, today=TODAY)
+    assert all(r.locality.startswith(locality) for r in prepared.rows if r.in_focus)
+    (note,) = [w.message for w in prepared.warnings if "Rural" in w.message]
+    assert locality in note and "not listed by name" not in note
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
