@@ -940,6 +940,28 @@ def _quote(text: str, source: Source, commenters: bool = False) -> str:
     return f"{who} ({when}): “{text}” {source.label}."
 
 
+def _covering(candidates: list[_Candidate], codes: Sequence[str], limit: int, taken: list[set[str]]
+              ) -> list[_Candidate]:
+    """"How did CMS value the APCM codes?": each asked code's best sentence naming it, in the codes' order (a family's
+    three levels, not three sentences on one of them), then the rest in rank order, up to `limit`."""
+    first: list[_Candidate] = []
+    seen = list(taken)
+    for code in codes:
+        naming = re.compile(rf"\b{code}\b")
+        mine = [c for c in candidates if naming.search(c.text) and c not in first]
+        mine.sort(key=lambda c: not _METHOD.search(c.text))      # how it was valued before that it was finalized
+        pick = next((c for c in mine if not _near_duplicate(_words(c.text), seen)), None)
+        if pick is not None:
+            first.append(pick)
+            seen.append(_words(pick.text))
+    return _chosen(first + [c for c in candidates if c not in first], limit, taken)
+
+
+# A sentence saying how a value was set: a crosswalk, a share of another code, a number of RVUs or minutes
+_METHOD = re.compile(r"\bcrosswalk\w*|\bbased on\b|\b\d+/\d+\b|\bpercent\b|%|\b\d+\.\d+\b|\b(?:work )?RVUs? of\b|"
+                     r"\bminutes\b|\brelative (?:increase|to)\b", re.IGNORECASE)
+
+
 def _chosen(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> list[_Candidate]:
     chosen = []
     for candidate in candidates:
@@ -1200,7 +1222,11 @@ class DeterministicWriter:
             # not answer it; what the rule says of the asked codes or their families does.
             about = _family_phrases(prepared.plan.families)
             candidates = [c for c in candidates if naming.search(c.text) or (about and about.search(c.text))]
-        chosen = _chosen(candidates, self.max_quotes - len(changes), taken)
+        limit = self.max_quotes - len(changes)
+        focus = prepared.plan.focus_codes
+        chosen = _covering(candidates, focus, limit, taken) if \
+            Intent.HOW_VALUED in prepared.plan.intents and 2 <= len(focus) <= limit else \
+            _chosen(candidates, limit, taken)
         if not chosen and naming:       # nothing on valuation: what the rule text says of the codes themselves
             chosen = _chosen(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
                                          evidence, naming), 2, taken)
