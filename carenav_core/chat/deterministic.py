@@ -907,7 +907,11 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             if not terms.procedure and _BOILERPLATE.search(text):
                 continue
             told = 3 * bool(terms.corrections and _ERROR_TOLD.search(text))
-            if not (named or len(specific) >= 2 or (specific and (basis or told))) or \
+            # what CMS finalized, in words of the question ("... to permit RHCs and FQHCs ..."), answers a rule
+            # question even when it names no code and repeats one of its words
+            decision = source.kind == "final rule" and not commenters and want is not VALUATION_WORDS and \
+                bool(_DECIDED.search(text))
+            if not (named or len(specific) >= 2 or (specific and (basis or told or decision))) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0

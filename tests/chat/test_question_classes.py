@@ -1170,6 +1170,14 @@ def test_a_rural_state_is_said_to_be_read_as_its_rest_of_state_locality(backends
     assert locality in note and "not listed by name" not in note
 
 
+def test_a_rule_question_quotes_the_decision_of_the_section_it_retrieved(backends):
+    """The decision sentence names no code and shares one word with the question ("FQHCs"): it is still what answers
+    "can FQHCs bill CCM?" (89 FR 98010: finalizing RHC/FQHC billing of the individual care management codes)."""
+    text = said(prepare("Can FQHCs bill chronic care management?", backends, today=TODAY))
+    quotes = [line for line in text.splitlines() if line.startswith("- CMS wrote")]
+    assert quotes and "we are finalizing" in quotes[0] and "FQHCs" in quotes[0]
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
