@@ -18,12 +18,14 @@ from typing import Iterator, Sequence
 from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
-                                       asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary)
+                                       asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary,
+                                       year_extreme_factor)
 from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
+                                    asks_which_year,
                                     listed)
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
@@ -647,21 +649,13 @@ def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset
     return frozenset(addons) if len(bases) >= 2 else frozenset()
 
 
-# "In which year did 99214 pay the most?", "When was 99213 paid the least?", "99490's peak year"
-_WHICH_YEAR = re.compile(r"\b(?:which|what)\s+(?:calendar\s+)?year\b|\bwhen\b|\bpeak(?:ed)?\b|\b(?:best|worst|"
-                         r"highest|lowest|top)[\s-]+(?:paying[\s-]+|paid[\s-]+)?year\b", re.IGNORECASE)
-_YEAR_TOP = re.compile(r"\b(?:most|highest|largest|peak(?:ed)?|best|top|max\w*)\b", re.IGNORECASE)
-_YEAR_BOTTOM = re.compile(r"\b(?:least|lowest|smallest|worst|bottom|min\w*)\b", re.IGNORECASE)
-
-
 def year_extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
     """"In which year from 2020 to 2026 did 99214 pay the most?": per asked code and setting, the final year (of
     three or more asked) with the highest (or lowest) amount, with that year's row label; a tie names every year."""
-    if not _WHICH_YEAR.search(question) or Intent.TREND not in plan.intents:
+    end = asks_which_year(question)
+    if not end or Intent.TREND not in plan.intents:
         return []
-    top, bottom = bool(_YEAR_TOP.search(question)), bool(_YEAR_BOTTOM.search(question))
-    if top == bottom:
-        return []
+    top = end == "most"
     said = []
     fields = MEASURED["work_rvu"] if plan.measure == "work_rvu" else \
         measured_fields(replace(plan, measure="payment"))
@@ -679,7 +673,8 @@ def year_extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, que
             where = f"{best[0].locality} (GPCI-adjusted) " if best[0].locality else ("national " if money else "")
             amount = _money(end) if money else str(end)
             years = listed([f"CY{r.cy}" for r in best])
-            said.append(f"Of the years asked, {code}'s {where}{what}{' payment' if money else ''} was "
+            said.append(f"Of the years {'asked' if plan.years or plan.since else 'on file'}, {code}'s "
+                        f"{where}{what}{' payment' if money else ''} was "
                         f"{'highest' if top else 'lowest'} in {years}: {amount} "
                         + " ".join(r.label for r in best) + ".")
     return said
@@ -1127,7 +1122,8 @@ class DeterministicWriter:
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
-            yield from ("- " + s for s in factor_sentences(prepared.factors, asks_variant_gap(prepared.question)))
+            yield from ("- " + s for s in year_extreme_factor(prepared.factors, prepared.question) +
+                        factor_sentences(prepared.factors, asks_variant_gap(prepared.question)))
         local = anesthesia_summary(prepared.anesthesia)
         if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
             yield from ("- " + s for s in local.sentences())

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.plan import Intent, QuestionPlan
+from carenav_core.chat.plan import Intent, QuestionPlan, asks_which_year
 from carenav_core.pfs.factors import RVU_FILES_URL, AnesthesiaRow, FactorRow, GpciRow, LocalityFact
 
 FACTOR_KIND = "conversion factor"
@@ -108,6 +108,8 @@ def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") ->
                                              (row.proposed and row.cy not in finals))
         if proposed:
             return row.proposed and row.cy == newest_proposed
+        if asks_which_year(text):           # "In which year was the CF highest?": the final CFs of every year
+            return not row.proposed
         if Intent.TREND in plan.intents or _OVER_YEARS.search(text):
             return not row.proposed or row.cy not in finals
         return (row.cy == newest_final and not row.proposed) or (row.proposed and row.cy == newest_proposed)
@@ -311,6 +313,20 @@ def asks_variant_gap(question: str) -> bool:
     """The question sets the QP and the non-QP conversion factor side by side ('How much higher is the QP CF than the
     non-QP one?')."""
     return all(p.search(question) for p in _BOTH_VARIANTS)
+
+
+def year_extreme_factor(rows: tuple[FactorRow, ...], text: str) -> list[str]:
+    """"In which year was the conversion factor highest?": of the final CFs in focus, the highest (lowest), with its
+    row's label; a tie names every row tied."""
+    end = asks_which_year(text)
+    finals = [r for r in rows if r.in_focus and not r.proposed]
+    if not end or len({r.cy for r in finals}) < 3:
+        return []
+    amount = (max if end == "most" else min)(r.amount for r in finals)
+    best = [r for r in finals if r.amount == amount]
+    scope = "asked" if re.search(r"\b(?:19|20)\d\d\b", text) else "on file"
+    return [f"Of the years {scope}, the national PFS conversion factor was {'highest' if end == 'most' else 'lowest'} "
+            f"in " + " and ".join(_spaced(r) for r in best) + f": ${amount} " + " ".join(r.label for r in best) + "."]
 
 
 def factor_sentences(rows: tuple[FactorRow, ...], gap_first: bool = False) -> list[str]:

@@ -392,6 +392,28 @@ _WORDS = re.compile(r"[A-Za-z]{2,}")     # a word to search for ("2026?" alone h
 _MALFORMED_CODE = re.compile(r"\b(?:CPT|HCPCS|code)\s*#?\s*([A-Z]?\d{3,4}|\d{6,7})\b", re.IGNORECASE)
 
 
+# "and in 2024?", "same for facility?", "what about Seattle?", "how about the QP rate?": a fragment leaning on an
+# earlier question (short, opening with a connective)
+_FOLLOW_UP = re.compile(r"^\s*(?:and what about|and how about|and|also|same|ditto|what about|how about|now|then)\b"
+                        r"(?P<rest>.{0,40})$", re.IGNORECASE | re.DOTALL)
+# the words such a fragment may hold besides a year or a place: nothing it could be searched for
+_FOLLOW_UP_WORDS = frozenset("""in for the a an of at on to it its that this these those one ones same too also then
+    year years facility facilities non-facility nonfacility nf fac office setting settings rate rates payment payments
+    pay paid amount amounts qp non-qp national nationally locally there here instead thing numbers number what how
+    about last next previous prior""".split())
+
+
+def _follow_up(text: str) -> bool:
+    """"and in 2024?", "same for facility?", "what about Seattle?": a fragment leaning on an earlier question (the chat
+    answers each question on its own), not "what about telehealth supervision?" (a topic to search for)."""
+    m = _FOLLOW_UP.match(text)
+    if not m:
+        return False
+    words = re.findall(r"[A-Za-z][A-Za-z-]*", m.group("rest"))
+    rest = [w for w in words if w.lower() not in _FOLLOW_UP_WORDS]
+    return not rest or (len(rest) <= 2 and all(w[0].isupper() for w in rest))     # "what about San Jose?"
+
+
 _SPLIT_CODE = re.compile(r"\b(?:code|CPT|HCPCS)?\s*#?\b(\d{2}|\d{3}|[A-V]\d{1,3})[-. ](\d{2,3})\b(?=\D|$)",
                          re.IGNORECASE)
 
@@ -404,6 +426,10 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
                              "code (for example 99213), a code family (for example chronic care management) or a rule "
                              "topic."),)
+    if not detection.codes and not factors and not anesthesia and not gpci and _follow_up(text):
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="This reads as a follow-up to an earlier "
+                             "question, but each question is answered on its own: ask again with the code or topic "
+                             "(for example “What did 99213 pay in 2024?”)."),)
     split = [code for m in _SPLIT_CODE.finditer(text) for code in [(m.group(1) + m.group(2)).upper()]
              if len(code) == 5]
     if split and not detection.codes:       # "99-213": the code written in two pieces
@@ -563,7 +589,8 @@ def definition_sources(detection: Detection) -> tuple[Source, ...]:
 
 
 def _sources(backends: Backends, text: str, detection: Detection) -> SearchResult:
-    if not _WORDS.search(text) and not detection.codes:     # "?", "2026?": nothing to search for (_no_code_note)
+    if not detection.codes and (not _WORDS.search(text) or _follow_up(text)):
+        # "?", "2026?": nothing to search for; "and in 2024?": a follow-up whose subject is elsewhere (_no_code_note)
         return SearchResult(hits=(), warnings=())
     retrieved = retrieve(backends.store, text, RETRIEVE_K, ("rules",))
     if not detection.codes:

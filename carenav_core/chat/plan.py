@@ -34,7 +34,8 @@ _OLD_YEAR = re.compile(r"\b(?:in|for|of|during|year|CY)\s?(19[5-9]\d|200\d)\b(?!
 _SINCE_RELATIVE = re.compile(r"\b(?:since|from)\s+(?:the\s+)?(last year|previous year|prior year)\b"
                              r"(?!\s*(?:to|and|through|-|–|vs))", re.IGNORECASE)
 _PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
-_NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnonfac\w*|\boffice\b|\bphysician'?s? office\b", re.IGNORECASE)
+_NON_FACILITY = re.compile(r"\bnon[\s-]?facility\b|\bnon[\s-]?fac\b|\bnonfac\w*|\bNF\b|\boffice\b|"
+                           r"\bphysician'?s? office\b", re.IGNORECASE)
 _FACILITY = re.compile(r"(?<!non-)(?<!non )(?<!non)\b(?:facility|fac)\b|\bhospital\b|\binpatient\b", re.IGNORECASE)
 
 _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|difference|differ|differs|"
@@ -65,7 +66,7 @@ _NOT_A_CHANGE = re.compile(r"\b(?:facility|non-?facility|office|setting|modifier
 _MOVED_OVER_TIME = re.compile(r"\b(?:go|goes|went|gone) (?:up|down)\b|\b(?:increas|decreas|rose|risen|fell|fallen|"
                               r"drop|jump|declin|chang|rais|boost|lower|reduc)\w*|\bcut\b", re.IGNORECASE)
 # "Was 99214 cut in 2026?", "Did 99214 get cut?", "Was there a cut to 99214 in 2025?": a change asked in the passive
-_WAS = re.compile(r"\b(?:was|get|got|gets|getting)\b", re.IGNORECASE)
+_WAS = re.compile(r"\b(?:was|were|get|got|gets|getting)\b", re.IGNORECASE)
 _DEFINITION = re.compile(r"\b(?:what (?:is|are)|what's|define|definition|meaning of|mean by|what does \S+ mean|"
                          r"explain what|describe)\b", re.IGNORECASE)
 _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|relative value|crosswalk\w*|"
@@ -179,7 +180,7 @@ _RULE_TOPIC = re.compile(r"\b(?:rules?|polic(?:y|ies)|requirements?|supervision|
                          re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
-_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth)", re.IGNORECASE)
+_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth|co-?insurance|share)", re.IGNORECASE)
 
 
 class Intent(StrEnum):
@@ -519,9 +520,10 @@ _PEOPLE = ("patients", "beneficiaries", "enrollees", "members", "people", "lives
 _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enrollees?|members?|people|lives|"
                           r"visits?|services?|claims?|encounters?|calls?|sessions?|units?|discharges?|admissions?|"
                           r"referrals?|procedures?|episodes?|times|cases?|surger(?:y|ies)|operations?|injections?|"
-                          r"scans?|tests?|exams?|studies|treatments?|infusions?|screenings?|deliveries|knees|hips|"
+                          r"scans?|tests?|exams?|studies|treatments?|infusions?|screenings?|deliveries|knees|hips|add-ons?|"
                           r"replacements?|(?-i:[A-Z]{2,5}s?))\b",
                           re.IGNORECASE)
+_CODE_PLURAL = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6})\s+([A-Va-v]\d{4}|\d{5})(?:'|\u2019)?s\b")
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
 _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+"
@@ -594,7 +596,11 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     (6250, '25 a day × 250 days')
     >>> asked_volume("12 99215 visits a day over a 5-day week", ("99215",)).services(False)[0]
     60
+    >>> asked_volume("What do 30 99213s pay?", ("99213",)).count, asked_volume("200 99497's in 2026", ("99497",)).count
+    (30, 200)
     """
+    # "30 99213s", "200 99497's": a count of a code written in the plural counts its services
+    text = _CODE_PLURAL.sub(r"\1 \2 services", text)
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
             continue                                       # "-20 visits a month" is no volume (pipeline says so)
@@ -765,6 +771,27 @@ def asked_switch(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     pair = (m.group("a"), m.group("b")) if m.group("a") else (m.group("d"), m.group("c"))
     pair = tuple(c.upper() for c in pair)
     return pair if all(c in codes for c in pair) and pair[0] != pair[1] else ()
+
+
+# "In which year did 99214 pay the most?", "When was 99213 paid the least?", "99490's peak year"
+_WHICH_YEAR = re.compile(r"\b(?:which|what)\s+(?:calendar\s+)?year\b|\bwhen\b|\bpeak(?:ed)?\b|\b(?:best|worst|"
+                         r"highest|lowest|top)[\s-]+(?:paying[\s-]+|paid[\s-]+)?year\b", re.IGNORECASE)
+_YEAR_TOP = re.compile(r"\b(?:most|highest|largest|peak(?:ed)?|best|top|max\w*)\b", re.IGNORECASE)
+_YEAR_BOTTOM = re.compile(r"\b(?:least|lowest|smallest|worst|bottom|min\w*)\b", re.IGNORECASE)
+
+
+def asks_which_year(text: str) -> str:
+    """'most' or 'least' when the question asks in which year a value was highest or lowest; '' otherwise.
+
+    >>> asks_which_year("In which year from 2020 to 2026 did 99214 pay the most?"), asks_which_year("What year did 99213 pay the least?")
+    ('most', 'least')
+    >>> asks_which_year("Which code pays the most in 2026?")
+    ''
+    """
+    if not _WHICH_YEAR.search(text):
+        return ""
+    top, bottom = bool(_YEAR_TOP.search(text)), bool(_YEAR_BOTTOM.search(text))
+    return "" if top == bottom else "most" if top else "least"
 
 
 def asks_setting_gap(text: str) -> bool:
@@ -1119,6 +1146,7 @@ def _about_values(text: str) -> bool:
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
              written: bool = True, counted: bool = False, rows_answer: bool = False) -> tuple[Intent, ...]:
+    which_year = bool(asks_which_year(text)) and len(years) != 1      # "what year did 99213 pay the least?"
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
     `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `rows_answer`: the
     question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""
@@ -1129,7 +1157,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
         found.append(Intent.DEFINITION)
     if _COMPARE.search(text) and codes > 1 and not MOST_CHANGE.search(text):     # "grew the most": changes, ranked
         found.append(Intent.COMPARE)
-    if reasons or since is not None or len(years) > 1 or \
+    if reasons or since is not None or len(years) > 1 or which_year or \
             (_TREND.search(text) and not (_COMPARE.search(text) and codes > 1) and _about_values(text)):
         found.append(Intent.TREND)
     # "What do G2211 and 99213 pay together?" sums the codes written; "Which CCM codes are add-ons?" sums nothing

@@ -11,8 +11,9 @@ from carenav_core.codes.families import Family, load_families
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
 # administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
 # a code, not a piece of a number ("19,090", "33.40091"); codes joined by commas alone ("99213,99214") are codes
+# (a plural or possessive "s" is the code's: "30 99213s", "40 99214's")
 _CODE = re.compile(r"(?<![\w.$])(?:(?<!,)|(?<=\b[0-9A-Za-z]{5},))([A-Va-v]\d{4}|\d{4}[AaFfMmTtUu]|\d{5})"
-                   r"(?!\w)(?!\.\d)(?!,\d(?!\d{3}[0-9A-Za-z]?\b))")
+                   r"(?:(?:'|\u2019)?s(?!\w))?(?!\w)(?!\.\d)(?!,\d(?!\d{3}[0-9A-Za-z]?\b))")
 # Spans that hold numbers but never codes: FR citations ("89 FR 97710"), dollar amounts,
 # numbers with thousands separators or decimals, and HCPCS-looking pieces of URLs.
 _NOT_CODES = re.compile(

@@ -1015,6 +1015,8 @@ def test_components_asked_of_a_code_priced_only_whole_say_so(backends):
     ("Did 99214 get cut in 2026?", lambda p: p.years == (2025, 2026) and Intent.TREND in p.intents),
     ("Was there a cut to 99214 in 2025?", lambda p: p.years == (2024, 2025) and Intent.TREND in p.intents),
     ("Was 99214 reduced in 2025?", lambda p: p.years == (2024, 2025) and Intent.TREND in p.intents),
+    ("Were office visits cut in 2026?", lambda p: p.years == (2025, 2026) and Intent.TREND in p.intents),
+    ("What would 99213 pay if the CF were cut 2%?", lambda p: Intent.TREND not in p.intents),
     ("Suppose CMS had cut the conversion factor 2% for 2026 — what would 99213 have paid?",
      lambda p: p.years == (2026,) and p.cf_change == Decimal("-2")),
 ])
@@ -1176,6 +1178,55 @@ def test_a_rule_question_quotes_the_decision_of_the_section_it_retrieved(backend
     text = said(prepare("Can FQHCs bill chronic care management?", backends, today=TODAY))
     quotes = [line for line in text.splitlines() if line.startswith("- CMS wrote")]
     assert quotes and "we are finalizing" in quotes[0] and "FQHCs" in quotes[0]
+
+
+@pytest.mark.parametrize("question, count, code", [("What do 30 99213s pay in 2026?", 30, "99213"),
+                                                   ("What do 40 99214's pay in 2026?", 40, "99214"),
+                                                   ("What are 12 99213s a day over 230 days worth in 2026?", 12 * 230,
+                                                    "99213"),
+                                                   ("What do 100 G2211 add-ons pay in 2026?", 100, "G2211")])
+def test_a_count_of_a_code_written_in_the_plural_is_a_volume(backends, question, count, code):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    assert figure.kind is FigureKind.VOLUME and figure.counts[0] == count and code in figure.codes[0]
+
+
+@pytest.mark.parametrize("question", ["99213 pmt 2026 nf vs fac?", "fac vs nf difference for 11042 in 2026",
+                                      "non-fac vs fac gap for 99213 in 2026"])
+def test_setting_abbreviations_ask_the_gap_between_the_settings(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.setting_gap and prepared.figures[0].kind is FigureKind.SETTING_GAP
+
+
+@pytest.mark.parametrize("question, way", [("What year did 99213 pay the least?", "lowest"),
+                                           ("Which year did G2211 pay the most?", "highest")])
+def test_the_year_asked_without_a_range_is_found_among_every_year_on_file(backends, question, way):
+    prepared = prepare(question, backends, today=TODAY)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"Of the years on file" in lead and way in lead
+
+
+def test_the_year_the_conversion_factor_was_highest_is_named(backends):
+    prepared = prepare("In which year was the conversion factor highest?", backends, today=TODAY)
+    finals = [r for r in prepared.factors if not r.proposed]
+    best = max(finals, key=lambda r: r.amount)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "highest" in lead and f"${best.amount}" in lead and best.label in lead
+
+
+@pytest.mark.parametrize("question", ["How much did Medicare's share of 99213 change in 2026?",
+                                      "How much did the patient's coinsurance on 27447 change in 2026?"])
+def test_a_share_change_in_one_year_is_the_change_from_the_year_before(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.years == (2025, 2026)
+    assert prepared.figures[0].kind is FigureKind.CHANGE and "%" in prepared.figures[0].codes[0]
+
+
+@pytest.mark.parametrize("question", ["and in 2024?", "same for facility?", "what about Seattle?"])
+def test_a_follow_up_fragment_is_told_to_ask_again_and_quotes_nothing(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any("follow-up" in w.message for w in prepared.warnings)
+    assert not [s for s in prepared.sources if s.kind in ("final rule", "proposed rule")]
 
 
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
