@@ -31,7 +31,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import compute_figures, locality_extremes, timeless_codes
 from carenav_core.chat.indicators import indicator_facts
-from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, listed,
+from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_pos, listed,
                                     narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
@@ -446,6 +446,16 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                          "a family name (for example chronic care management)."),)
 
 
+def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ...]:
+    """"What does 99213 pay at POS 22?": which PFS rate that place of service is paid at (plan.asked_pos), said."""
+    named = asked_pos(text)
+    if not named or not rows:
+        return ()
+    each = "; ".join(f"place of service {code} ({name}) is paid at the PFS {setting} rate" for code, name, setting in named)
+    return (WarningEvent(kind=WarningKind.READ_AS, message=each[0].upper() + each[1:] + " (Medicare Claims Processing "
+                         "Manual, chapter 12, section 20.4.2)."),)
+
+
 def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
     """A rule-text question (no fee-schedule rows answer it) whose best paragraph scores below the weak-match line, or
     that uses words no indexed paragraph contains ("What are the IRMAA income brackets?"): says that the excerpts are
@@ -660,7 +670,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
                     indicators=indicators,
                     warnings=warnings + problems + store_warnings + indexing + weak
-                    + other_rules_note(text, plan, sources))
+                    + other_rules_note(text, plan, sources) + _pos_note(text, rows))
 
 
 # A question about what CMS decided or proposed (a rule's own text answers it)

@@ -804,6 +804,8 @@ def asks_setting_gap(text: str) -> bool:
     (False, False)
     """
     non_facility, facility, lowered = _settings_named(text)
+    if len({p[2] for p in asked_pos(text)}) == 2:      # "POS 11 versus POS 22"
+        non_facility = facility = True
     return non_facility and facility and bool(_GAP.search(lowered))
 
 
@@ -817,7 +819,52 @@ def _settings_named(text: str) -> tuple[bool, bool, str]:
     return (bool(_NON_FACILITY.search(lowered)), bool(_FACILITY.search(_NON_FACILITY.sub(" ", lowered))), lowered)
 
 
+# Place-of-service codes paid at the PFS facility rate (Medicare Claims Processing Manual, ch. 12, sec. 20.4.2,
+# https://www.cms.gov/regulations-and-guidance/guidance/manuals/downloads/clm104c12.pdf): every other POS is paid at
+# the non-facility rate (POS 10, telehealth in the patient's home, at the non-facility rate from CY 2024).
+FACILITY_POS = {"02": "telehealth other than in the patient's home", "19": "off-campus outpatient hospital",
+                "21": "inpatient hospital", "22": "on-campus outpatient hospital", "23": "emergency room",
+                "24": "ambulatory surgical center", "26": "military treatment facility", "31": "skilled nursing facility",
+                "34": "hospice", "41": "ambulance (land)", "42": "ambulance (air or water)",
+                "51": "inpatient psychiatric facility", "52": "psychiatric facility partial hospitalization",
+                "53": "community mental health center", "56": "psychiatric residential treatment center",
+                "61": "comprehensive inpatient rehabilitation facility"}
+NON_FACILITY_POS = {"03": "school", "04": "homeless shelter", "10": "telehealth in the patient's home",
+                    "11": "office", "12": "home", "13": "assisted living facility", "14": "group home",
+                    "15": "mobile unit", "16": "temporary lodging", "17": "walk-in retail health clinic",
+                    "18": "place of employment", "20": "urgent care facility", "32": "nursing facility",
+                    "33": "custodial care facility", "49": "independent clinic", "50": "federally qualified health center",
+                    "60": "mass immunization center", "62": "comprehensive outpatient rehabilitation facility",
+                    "65": "end-stage renal disease treatment facility", "71": "public health clinic",
+                    "72": "rural health clinic", "81": "independent laboratory", "99": "other place of service"}
+_POS = re.compile(r"\b(?:POS|place[\s-]+of[\s-]+service)(?:\s+code)?\s*#?\s*(\d{1,2})\b", re.IGNORECASE)
+
+
+def asked_pos(text: str) -> tuple[tuple[str, str, str], ...]:
+    """The place-of-service codes a question names, each with its name and the setting whose PFS rate pays it:
+    ("22", "on-campus outpatient hospital", "facility"); codes this table does not know are left out.
+
+    >>> asked_pos("What does 99213 pay at POS 11?"), asked_pos("99214 place of service 22 in 2026")[0][2]
+    ((('11', 'office', 'non-facility'),), 'facility')
+    >>> [p[0] for p in asked_pos("99213 at place of service 11 versus place of service 22")]
+    ['11', '22']
+    """
+    found = []
+    for m in _POS.finditer(text):
+        code = m.group(1).zfill(2)
+        if code in FACILITY_POS:
+            found.append((code, FACILITY_POS[code], "facility"))
+        elif code in NON_FACILITY_POS:
+            found.append((code, NON_FACILITY_POS[code], "non-facility"))
+    return tuple(dict.fromkeys(found))
+
+
 def _setting(text: str) -> Setting:
+    settings = {p[2] for p in asked_pos(text)}
+    if len(settings) == 1:          # "at POS 22": the rate that place of service is paid at
+        return Setting.FACILITY if settings == {"facility"} else Setting.NON_FACILITY
+    if settings:                    # "POS 11 versus POS 22": both rates
+        return Setting.BOTH
     non_facility, facility, _ = _settings_named(text)
     if non_facility == facility:
         return Setting.BOTH

@@ -1229,6 +1229,18 @@ def test_a_follow_up_fragment_is_told_to_ask_again_and_quotes_nothing(backends, 
     assert not [s for s in prepared.sources if s.kind in ("final rule", "proposed rule")]
 
 
+@pytest.mark.parametrize("question, setting, gap", [
+    ("What's the 2026 rate for 99214 at POS 19?", "FACILITY", False),
+    ("Which rate applies to 99213 billed with place of service 11 in 2026?", "NON_FACILITY", False),
+    ("What does 99213 pay at place of service 11 versus place of service 22 in 2026?", "BOTH", True),
+])
+def test_a_place_of_service_is_answered_at_the_rate_it_is_paid(backends, question, setting, gap):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.setting.name == setting and prepared.plan.setting_gap == gap
+    (note,) = [w.message for w in prepared.warnings if "place of service" in w.message.lower()]
+    assert "section 20.4.2" in note
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
