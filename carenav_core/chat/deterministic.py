@@ -364,10 +364,12 @@ def _what_if_sentence(figure: Figure) -> str:
     higher)'."""
     year = re.search(r"CY(\d{4})", figure.label.split(", ")[-1])
     way = "lower" if figure.percent < 0 else "higher"
-    other = re.search(r"at the (CY\d{4}) CF", figure.label)
+    other = re.search(r"at the (CY\d{4}(?: proposed)?) CF", figure.label)
     at = f"at the {other.group(1)} conversion factor ({figure.how}, {abs(figure.percent)}% {way})" if other else \
         f"at a conversion factor {abs(figure.percent)}% {way} ({figure.how})"
     when = f"In CY{year.group(1)}, " if year else ""
+    if other and "proposed" in other.group(1) and year:     # a later year estimated: that year's CF, these RVUs
+        when = f"With the CY{year.group(1)} RVUs, "
     if figure.counts:           # at the volume asked: "600 × 99490 would bring in $38,490.00 ... instead of ..."
         return (f"{when}{at}, {figure.codes[0]} would bring in {_money(figure.inputs[1])} at the "
                 f"{_payment_words(figure)} instead of {_money(figure.inputs[0])} "

@@ -715,7 +715,7 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
             count = billed.get((row.label, setting))
             name = f"{count:,} × {_name(row)}" if count else _name(row)
             now, then = (now * count, then * count) if count else (now, then)
-            at = f"the CY{plan.cf_year} CF" if other else \
+            at = f"the CY{plan.cf_year}{' proposed' * year_cf_is_proposed(plan.cf_year)} CF" if other else \
                 f"a CF {abs(change)}% {'lower' if change < 0 else 'higher'}"
             figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {name} at {at}, "
                                   f"{_short(row.label)}]", codes=(name,), rows=(row.label,), setting=setting,
@@ -739,10 +739,20 @@ def _priced_together(rows: Sequence[ValuationRow], plan: QuestionPlan, finals: b
 
 
 def _year_cf(cy: int) -> Decimal | None:
-    """A final rule's national CF of `cy` (of a year with two, the later period's; of QP and non-QP, the non-QP)."""
+    """A final rule's national CF of `cy` (of a year with two, the later period's; of QP and non-QP, the non-QP); of a
+    year with only a proposed rule (CY2027), its proposed CF (year_cf_is_proposed says which)."""
     from carenav_core.pfs.factors import factor_rows
     found = [r for r in factor_rows() if r.cy == cy and not r.proposed and r.variant != "QP"]
+    if not found:
+        found = [r for r in factor_rows() if r.cy == cy and r.proposed and r.variant != "QP"]
     return max(found, key=lambda r: r.effective).amount if found else None
+
+
+def year_cf_is_proposed(cy: int) -> bool:
+    """The CY has a proposed conversion factor on file and no final one ("what will 99213 pay in 2027?")."""
+    from carenav_core.pfs.factors import factor_rows
+    rows = [r for r in factor_rows() if r.cy == cy]
+    return bool(rows) and all(r.proposed for r in rows)
 
 
 def _statistics(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:

@@ -29,7 +29,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import compute_figures, locality_extremes, timeless_codes
+from carenav_core.chat.figures import compute_figures, locality_extremes, timeless_codes, year_cf_is_proposed
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_pos, listed,
                                     narrowed_by_descriptor, plan_question)
@@ -446,6 +446,25 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                          "a family name (for example chronic care management)."),)
 
 
+def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[QuestionPlan, tuple[WarningEvent, ...]]:
+    """"What will 99213 pay in 2027?": a year asked after the newest RVUs on file that has only a proposed conversion
+    factor is estimated as the newest final RVUs at that proposed CF (a what-if, figures._what_if), and said to be an
+    estimate: the proposed rule's own RVUs differ."""
+    if not rows or plan.cf_year is not None or plan.cf_change is not None or len(plan.years) != 1:
+        return plan, ()
+    (year,) = plan.years
+    newest = max((r.cy for r in rows if not r.proposed), default=0)
+    if year <= newest or any(r.cy == year for r in rows) or not year_cf_is_proposed(year):
+        return plan, ()
+    from carenav_core.pfs.factors import factor_rows
+    cf = next(r for r in factor_rows() if r.cy == year and r.proposed and r.variant != "QP")
+    check = f", {cf.confirmed}" if cf.tag != "O" else ""
+    return dataclasses.replace(plan, cf_year=year), (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+        f"No CY{year} RVUs are on file, only the CY {year} proposed rule's conversion factor (${cf.amount}{check}): "
+        f"the CY{year} figures below are an estimate, the CY{newest} RVUs at that CF; the CY {year} rule's own RVUs "
+        "will differ.")),)
+
+
 def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ...]:
     """"What does 99213 pay at POS 22?": which PFS rate that place of service is paid at (plan.asked_pos), said."""
     named = asked_pos(text)
@@ -631,6 +650,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
     plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
+    plan, noted = _proposed_year(rows, plan)
+    warnings += noted
     warnings += missing_years_note(rows, plan, _newest_final(backends) if rows else 0) + \
         missing_modifier_note(rows, plan) + other_modifier_note(rows, plan)
     if rows and backends.fee_db is not None:

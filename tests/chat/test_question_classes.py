@@ -1241,6 +1241,18 @@ def test_a_place_of_service_is_answered_at_the_rate_it_is_paid(backends, questio
     assert "section 20.4.2" in note
 
 
+def test_a_year_with_only_a_proposed_cf_is_estimated_at_it_and_said_to_be_an_estimate(backends):
+    from carenav_core.pfs.factors import factor_rows
+    prepared = prepare("What will 99213 pay in 2027?", backends, today=TODAY)
+    cf = next(r for r in factor_rows() if r.cy == 2027 and r.proposed)
+    figure = prepared.figures[0]
+    row = next(r for r in prepared.rows if r.label == figure.rows[0] and r.hcpcs == "99213")
+    assert figure.kind is FigureKind.WHAT_IF and "CY2027 proposed CF" in figure.label
+    assert figure.inputs[1] == (row.total_nonfac * cf.amount).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert any("estimate" in w.message and str(cf.amount) in w.message for w in prepared.warnings)
+    assert prepare("What will 99213 pay in 2029?", backends, today=TODAY).figures == ()     # no CF on file for it
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
