@@ -34,5 +34,6 @@ def test_tsoa_resources_after_the_2026_chart(held, on, expected):
 
 
 def test_an_indexed_floor_still_decides_far_above_it():
-    person = with_fields(profile(age=70, household_size=1, marital_status="single"), assets=assets(250_000, None))
+    person = with_fields(profile(age=70, household_size=1, marital_status="single", monthly_income="1883-1956"),
+                         assets=assets(250_000, None))       # above QI-1: no MSP confers Extra Help
     assert run_rule("extra_help", "resources_within_lis_limit", person, date(2027, 2, 1)).status is F

@@ -124,7 +124,8 @@ def test_5_screening_someone_i_care_for_uses_their_age_and_the_caregivers():
     (dollars(0, 17_600), date(2025, 6, 1), P), (dollars(17_601, 17_990), date(2025, 6, 1), F),
 ])
 def test_6_extra_help_resources_in_2025_and_2026(assets, on, expected):
-    person = with_fields(profile(apple_health="none"), assets=assets)
+    # income above QI-1: no Medicare Savings Program confers Extra Help, so its own asset limit decides
+    person = with_fields(profile(apple_health="none", monthly_income="1883-1956"), assets=assets)
     assert run_rule("extra_help", "resources_within_lis_limit", person, on).status is expected
 
 

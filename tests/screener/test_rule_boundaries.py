@@ -25,6 +25,8 @@ NOT_ASSESSED = {"nursing_facility_level_of_care": "assessed_no"}
 COUPLE_NOT_ASSESSED = {**COUPLE, **NOT_ASSESSED}
 NOT_ELDERLY = {"age": 50, "disability": "no"}
 ELDERLY_OVER_CE = {"monthly_income": "8000+"}
+# income above the Medicare Savings Programs' QI-1 limit: no MSP confers Extra Help, so its own asset limit decides
+ABOVE_QI1, COUPLE_ABOVE_QI1 = {"monthly_income": "1883-1956"}, {**COUPLE_NOT_ASSESSED, "monthly_income": "2510-2555"}
 
 # (program, rule, answers, field, limit in the limit's unit, date, scale, status when wholly above, disregard)
 CASES = [
@@ -58,10 +60,10 @@ CASES = [
      20),
     ("extra_help", "income_below_150_percent_fpl", COUPLE_NOT_ASSESSED, "monthly_income", 2705 + 20, date(2026, 1, 1),
      1, F, 20),
-    ("extra_help", "resources_within_lis_limit", {}, "assets", 17600, date(2025, 6, 1), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", COUPLE_NOT_ASSESSED, "assets", 35130, date(2025, 12, 31), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", {}, "assets", 17990, date(2026, 1, 1), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", COUPLE_NOT_ASSESSED, "assets", 35900, date(2026, 12, 31), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", ABOVE_QI1, "assets", 17600, date(2025, 6, 1), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", COUPLE_ABOVE_QI1, "assets", 35130, date(2025, 12, 31), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", ABOVE_QI1, "assets", 17990, date(2026, 1, 1), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", COUPLE_ABOVE_QI1, "assets", 35900, date(2026, 12, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2510, date(2025, 3, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2608, date(2025, 4, 1), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2660, date(2026, 4, 1), 1, F, 0),

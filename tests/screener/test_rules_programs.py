@@ -143,8 +143,9 @@ CASES = [
     ("va_pension", "aged_65_or_disabled", {"age": 50, "disability": "yes"}, ON, P, ()),
     ("va_pension", "aged_65_or_disabled", {"age": None, "disability": "no"}, ON, U, ("age",)),
     ("va_pension", "needs_aid_and_attendance", {"living_situation": "nursing_facility", "adl_help": "none"}, ON, P, ()),
-    ("va_pension", "needs_aid_and_attendance", {"adl_help": None}, ON, U, ("adl_help",)),
-    ("va_pension", "needs_aid_and_attendance", {"adl_help": "none"}, ON, U, ()),     # basic pension / Housebound
+    # the basic pension needs no help with daily activities: the rate is income_below_mapr's question (session 15b)
+    ("va_pension", "needs_aid_and_attendance", {"adl_help": None}, ON, P, ()),
+    ("va_pension", "needs_aid_and_attendance", {"adl_help": "none"}, ON, P, ()),
     ("va_pension", "needs_aid_and_attendance", {}, ON, P, ()),
     ("va_pension", "net_worth_within_limit", {"assets": None}, ON, U, ("assets",)),
     ("va_pension", "net_worth_within_limit", {"monthly_income": "8000+"}, ON, U, ()),

@@ -55,8 +55,8 @@ VETERAN = {"veteran_status": "veteran", "wartime_service": "yes", "age": 70, "li
     # income far above the Aid & Attendance MAPR: only unreimbursed care costs could bring it under
     ({**VETERAN, "adl_help": ["bathing"], "monthly_income": "7000-7999"}, P),
     ({**VETERAN, "adl_help": ["bathing"], "monthly_income": "1000-1299"}, L),
-    # no help with daily activities: no A&A, but basic pension and Housebound remain
-    ({**VETERAN, "adl_help": "none", "monthly_income": "1000-1299"}, P),
+    # no help with daily activities: no A&A, and $12,000-$15,588 a year is under the basic MAPR $17,441 (session 15b)
+    ({**VETERAN, "adl_help": "none", "monthly_income": "1000-1299"}, L),
     # a surviving spouse above the survivors' A&A MAPR
     ({**VETERAN, "veteran_status": "surviving_spouse", "age": 58, "adl_help": ["bathing"],
       "monthly_income": "2200-2351"}, P),

@@ -63,8 +63,10 @@ def test_an_answer_far_above_a_floor_is_a_no_and_one_within_a_yearly_rise_stays_
 @pytest.mark.parametrize("help_with, expected", [(["medication"], P), (["walking"], P), (["bathing"], L),
                                                  (["medication", "dressing"], L)])
 def test_aid_and_attendance_needs_help_with_the_activities_the_rule_names(help_with, expected):
+    # $18,000-$20,784 a year: above the basic MAPR ($17,441), under the one with Aid & Attendance ($29,093), so the
+    # activities decide (under the basic rate the pension is likely whatever they are: session 15b)
     answers = {**OLDER, "county": "Okanogan", "household_size": 1, "marital_status": "single",
-               "monthly_income": "0-999", "veteran_status": "veteran", "wartime_service": "yes",
+               "monthly_income": "1500-1732", "veteran_status": "veteran", "wartime_service": "yes",
                "adl_help": help_with, "living_situation": "rented_home"}
     assert result("va_pension", **answers) is expected
 
@@ -76,7 +78,8 @@ def test_mac_is_excluded_when_the_answers_rule_out_categorically_needy_apple_hea
     assert result("mac", **single) is X
     # married: spousal-impoverishment rules may still make them CN; low income and assets: CN is possible
     assert result("mac", **{**single, "marital_status": "married", "household_size": 2}) is P
-    assert result("mac", **{**single, "monthly_income": "0-999", "assets": "0-2000"}) is P
+    # low income and assets: categorically needy Apple Health is likely on the same report, so MAC is (session 15b)
+    assert result("mac", **{**single, "monthly_income": "0-999", "assets": "0-2000"}) is L
 
 
 def test_magi_limits_for_three_and_four_people_are_138_percent_of_the_guidelines_rounded():

@@ -70,7 +70,8 @@ def test_the_spousal_ceiling_across_its_floors(assets, on, expected):
 def test_no_medicaid_route_keeps_extra_help_open_above_the_spousal_ceiling():
     home = {**COUPLE_AT_HOME, "living_situation": "adult_family_home", "monthly_income": "2983-3407"}
     assert results(**{**home, "assets": "250000+"})["extra_help"].classification is X
-    assert results(**{**home, "monthly_income": "2200-2351", "assets": "84355-156883"})["extra_help"].classification is P
+    # above the couple's QI-1 ($2,509 gross), so no MSP confers it (session 15b): the long-term-care route keeps it open
+    assert results(**{**home, "monthly_income": "2510-2555", "assets": "84355-156883"})["extra_help"].classification is P
 
 
 # ---- 2. TSOA's married standard ($156,883) is the whole standard
@@ -89,7 +90,8 @@ def test_tsoa_married_standard_before_2023_was_the_applicants_only_and_cannot_ex
 # ---- 3. Not yet assessed with help needed: the long-term-care route stays open, asking for the assessment
 
 @pytest.mark.parametrize("level", ["not_assessed", "dont_know"])
-@pytest.mark.parametrize(("income", "assets"), [("2200-2351", "35901-53100"), ("2706-2725", "53101-84354")])
+# incomes above the couple's QI-1 ($2,509 gross): no MSP confers Extra Help, the long-term-care route is what is open
+@pytest.mark.parametrize(("income", "assets"), [("2510-2555", "35901-53100"), ("2706-2725", "53101-84354")])
 def test_an_assessment_not_made_keeps_apple_health_and_extra_help_open_like_copes(level, income, assets):
     found = results(**{**COUPLE_AT_HOME, "nursing_facility_level_of_care": level, "monthly_income": income,
                        "assets": assets})
@@ -191,8 +193,9 @@ def test_a_surviving_spouse_without_an_aid_and_attendance_need_is_not_passed_on_
 # ---- 7. A married person judged alone: the assets answer covers the couple
 
 @pytest.mark.parametrize(("answers", "program"), [
-    ({"monthly_income": "1300-1499", "assets": "17991-35130"}, "extra_help"),
-    ({"age": 80, "monthly_income": "1733-1752", "assets": "35901-53100"}, "extra_help"),
+    # incomes above the single QI-1 ($1,856 gross): no MSP confers Extra Help (session 15b), so the assets decide
+    ({"monthly_income": "1883-1956", "assets": "17991-35130"}, "extra_help"),
+    ({"age": 80, "monthly_income": "1957-1976", "assets": "35901-53100"}, "extra_help"),
     ({"age": 80, "monthly_income": "0-999", "assets": "2001-3000"}, "apple_health"),
 ])
 def test_a_married_person_living_apart_is_asked_their_own_share_of_the_assets(answers, program):

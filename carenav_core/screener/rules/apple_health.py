@@ -106,13 +106,13 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
         # their own income may be within it (a couple's household income, a bracket across the line): the route stays
         # open, and is what the answer points to
         where = "lives in a nursing facility" if in_facility else "assessed at nursing-facility level of care" \
-            if assessed else "lives in residential care" if residential else PENDING_WORDS
+            if assessed else "lives in residential care" if residential else pending_words(profile)
         return Verdict(status=Status.UNKNOWN, reason=f"{above.reason + '; ' if above else ''}{result.reason}: long-term "
                        f"care Apple Health is open up to the special income level ({where}; WAC 182-513-1315, "
                        "182-515-1508), and above it a medically needy spend-down may still apply",
                        thresholds=(above.thresholds if above else ()) + result.thresholds,
-                       unknown_fields=result.unknown_fields + (("nursing_facility_level_of_care",) if pending else ()),
-                       needs=result.needs + ((CARE_ASSESSMENT,) if pending else ()))
+                       unknown_fields=result.unknown_fields + (pending_fields(profile) if pending else ()),
+                       needs=result.needs + (pending_needs(profile) if pending else ()))
     # the CN comparison first (`above`: income over the CN level), then the special income level's
     result = Verdict(status=result.status, reason=f"{above.reason}; {result.reason}" if above else result.reason,
                      thresholds=(above.thresholds if above else ()) + result.thresholds)
@@ -127,20 +127,39 @@ def long_term_care_route(profile: Profile, context: Context, above: Verdict | No
     who = "a resident of residential care" if residential else "a person"
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}: within the special income level, which opens "
                    f"categorically needy coverage to {who} assessed at nursing-facility level of care and served by a "
-                   f"waiver{'' if residential else ' (' + PENDING_WORDS + ')'}", thresholds=result.thresholds,
-                   unknown_fields=("nursing_facility_level_of_care",), needs=(CARE_ASSESSMENT,))
+                   f"waiver{'' if residential else ' (' + pending_words(profile) + ')'}", thresholds=result.thresholds,
+                   unknown_fields=pending_fields(profile) if pending else ("nursing_facility_level_of_care",),
+                   needs=pending_needs(profile) if pending else (CARE_ASSESSMENT,))
 
 
 CARE_ASSESSMENT = "a DSHS CARE assessment of nursing-facility level of care (WAC 388-106-0355)"
-PENDING_WORDS = "needs help with daily activities; nursing-facility level of care not yet assessed"
+ADL_ASKED = "which daily activities they need help with (help with them is what a CARE assessment weighs)"
+
+
+def pending_words(profile: Profile) -> str:
+    """Why the long-term-care route is open while the assessment is pending, in words."""
+    help_ = "help with daily activities not known" if is_unknown(profile.adl_help) else "needs help with daily activities"
+    return f"{help_}; nursing-facility level of care not yet assessed"
+
+
+def pending_fields(profile: Profile) -> tuple[str, ...]:
+    """The intake answers a pending assessment leaves to ask: the assessment, and the daily-activity help if unknown."""
+    return ("nursing_facility_level_of_care",) + (("adl_help",) if is_unknown(profile.adl_help) else ())
+
+
+def pending_needs(profile: Profile) -> tuple[str, ...]:
+    """What would settle a pending assessment: the CARE assessment, and the daily-activity help if unknown."""
+    return (CARE_ASSESSMENT,) + ((ADL_ASKED,) if is_unknown(profile.adl_help) else ())
 
 
 def assessment_pending(profile: Profile) -> bool:
-    """Nursing-facility level of care not assessed (or not known) while help with daily activities is needed: the CARE
-    assessment (WAC 388-106-0355) may open the long-term-care route, so it is not closed on a guess."""
-    if not is_unknown(profile.nursing_facility_level_of_care) or is_unknown(profile.adl_help):
+    """Nursing-facility level of care not assessed (or not known) while help with daily activities is needed or not
+    known: the CARE assessment (WAC 388-106-0355, which weighs that help) may open the long-term-care route, so it is
+    not closed on a guess. Help answered as none closes it (every NFLOC test but daily nursing care counts help with
+    daily activities), and then the spousal route of COPES and MAC closes with it."""
+    if not is_unknown(profile.nursing_facility_level_of_care):
         return False
-    return bool(profile.adl_help)
+    return is_unknown(profile.adl_help) or bool(profile.adl_help)
 
 
 def long_term_care_need(profile: Profile) -> bool:
@@ -156,8 +175,8 @@ def _pending_assessment(profile: Profile, result: Verdict) -> Verdict:
         return result
     return dataclasses.replace(result, reason=f"{result.reason}; these rules apply once DSHS assesses nursing-facility "
                                "level of care (long-term care Apple Health)",
-                               unknown_fields=(*result.unknown_fields, "nursing_facility_level_of_care"),
-                               needs=(*result.needs, CARE_ASSESSMENT))
+                               unknown_fields=(*result.unknown_fields, *pending_fields(profile)),
+                               needs=(*result.needs, *pending_needs(profile)))
 
 
 def _spend_down(result: Verdict, why: str) -> Verdict:

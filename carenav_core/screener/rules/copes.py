@@ -7,6 +7,7 @@ from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below,
                                               income_within, nursing_facility_level, rule, under_smallest,
                                               unknown, verdict)
+from carenav_core.screener.rules.apple_health import long_term_care_need
 from carenav_core.screener.rules.spousal import spousal_resources
 
 KEY = "copes"
@@ -67,7 +68,17 @@ def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict
     def check(person: Profile) -> Verdict:
         result = at_or_below(person.assets, context.thresholds.for_unit("ltc_resources", context.on,
                                                                         married=person.married), "countable assets")
-        return spousal_resources(person, context, result) if person.married else result
+        if not person.married:
+            return result
+        if long_term_care_need(person) or result.status is not Status.FAIL:
+            return spousal_resources(person, context, result)
+        # COPES's money test is long-term care Apple Health's (programs.md section 4 rows 5-7): its spousal protections
+        # apply once nursing-facility level of care is assessed, and with no help with daily activities the
+        # assessment gives no reason to expect it; Apple Health's long-term-care route is closed on the same answers
+        return Verdict(status=Status.FAIL, reason=f"{result.reason}; spousal impoverishment protections apply only with "
+                       "a long-term care need (no help with daily activities listed and nursing-facility level of care "
+                       "not assessed, so long-term care Apple Health, COPES's financial test, is not open)",
+                       thresholds=result.thresholds)
     return under_smallest(unknown(profile, "assets", "married"), profile, check, married=False) or check(profile)
 
 

@@ -1,11 +1,14 @@
 """Extra Help (Medicare Part D Low-Income Subsidy), administered by SSA."""
 from __future__ import annotations
 
+import dataclasses
+
 from carenav_core.screener.profile import Profile, is_unknown
-from carenav_core.screener.rules.apple_health import (CARE_ASSESSMENT, INSTITUTIONAL_SETTINGS, assessment_pending,
-                                                      long_term_care_route, pathway)
+from carenav_core.screener.rules.apple_health import (INSTITUTIONAL_SETTINGS, assessment_pending, long_term_care_route,
+                                                      pathway, pending_fields, pending_needs)
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
                                               limits_unknown, own_share, rule, under_smallest, unknown, verdict)
+from carenav_core.screener.rules import msp
 from carenav_core.screener.rules.spousal import above_spousal_ceiling
 
 KEY = "extra_help"
@@ -57,18 +60,54 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
 
 def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     """`check` (income or assets against the single or couple limit) when `field` and the marriage are known, or passes
-    under the single limit whatever the marriage; a fail stays open while long-term care Medicaid is ahead."""
+    under the single limit whatever the marriage; short of a pass, a Medicare Savings Program the same answers point to
+    confers Extra Help (`_msp_ahead`), and a fail stays open while long-term care Medicaid is ahead."""
     missing = under_smallest(limits_unknown(profile, field, "married"), profile, check, married=False)
     if missing:
         return missing
     result = check(profile)
+    through_msp = _msp_ahead(profile, context) if result.status is not Status.PASS else None
+    if through_msp is not None and through_msp.status is Status.PASS:
+        return Verdict(status=Status.PASS, reason=f"{result.reason}; but {through_msp.reason}",
+                       thresholds=result.thresholds)
     route = _medicaid_ahead(profile, context) if result.status is Status.FAIL else None
     if route:
-        pending = (CARE_ASSESSMENT,) if assessment_pending(profile) else ()
+        pending = pending_needs(profile) if assessment_pending(profile) else ()
         return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {route} would make Extra Help automatic",
-                       thresholds=result.thresholds, unknown_fields=("nursing_facility_level_of_care",) if pending else (),
+                       thresholds=result.thresholds, unknown_fields=pending_fields(profile) if pending else (),
                        needs=(*pending, "whether they enroll in long-term care Apple Health (which confers Extra Help)"))
+    if through_msp is not None and result.status is Status.FAIL:
+        return dataclasses.replace(through_msp, reason=f"{result.reason}; but {through_msp.reason}",
+                                   thresholds=result.thresholds + through_msp.thresholds)
     return result
+
+
+MSP_CONFERS = "enrolling in it confers Extra Help automatically (42 CFR 423.773(c); Washington's MSP has no resource " \
+              "test, WAC 182-517-0100)"
+
+
+def _msp_ahead(profile: Profile, context: Context) -> Verdict | None:
+    """A Medicare Savings Program the same answers rate likely (PASS) or possibly (UNKNOWN), which confers Extra Help
+    once enrolled (programs.md section 6; section 7 row 2), in words; None when the MSP is excluded, or open only
+    through enrolling in Extra Help itself (WAC 182-517-0100 since 2026-01-19: no Part A, under 65), which would be
+    circular."""
+    if profile.apple_health in DEEMED:
+        return None
+    if not is_unknown(profile.medicare_parts) and "A" not in profile.medicare_parts and \
+            (is_unknown(profile.age) or profile.age < msp.MEDICARE_AGE):
+        return None
+    outcomes = [r.evaluate(profile, context) for r in msp.PROGRAM.rules]
+    if any(o.status is Status.FAIL for o in outcomes):
+        return None
+    level = msp.tier(profile, context)
+    named = f"a Medicare Savings Program ({level})" if level else "a Medicare Savings Program"
+    open_ = [o for o in outcomes if o.status is Status.UNKNOWN]
+    if not open_:
+        return verdict(True, f"{named} looks likely on these answers, and {MSP_CONFERS}")
+    return Verdict(status=Status.UNKNOWN, reason=f"{named} may apply ({open_[0].verdict.reason}), and {MSP_CONFERS}",
+                   unknown_fields=tuple(dict.fromkeys(f for o in open_ for f in o.verdict.unknown_fields)),
+                   needs=(*dict.fromkeys(n for o in open_ for n in o.verdict.needs),
+                          "whether they enroll in a Medicare Savings Program (which confers Extra Help)"))
 
 
 def _medicaid_ahead(profile: Profile, context: Context) -> str | None:

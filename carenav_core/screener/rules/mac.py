@@ -4,6 +4,7 @@ from __future__ import annotations
 from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.words import COVERAGE
+from carenav_core.screener.rules import apple_health
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_home, at_or_below, minimum_age,
                                               nursing_facility_level, rule, unknown, verdict, yes_no)
 from carenav_core.screener.rules.spousal import above_spousal_ceiling
@@ -36,8 +37,20 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
     ruled_out = _not_categorically_needy(profile, context)
     if ruled_out is not None:
         return ruled_out
+    if _apple_health_likely(profile, context):
+        return verdict(True, f"current coverage: {COVERAGE[profile.apple_health]}, but categorically needy (or MAGI "
+                       "adult) Apple Health looks likely on these answers (see Apple Health), which MAC requires")
     return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {COVERAGE[profile.apple_health]}",
                    needs=("whether the care receiver is eligible for categorically needy Apple Health",))
+
+
+def _apple_health_likely(profile: Profile, context: Context) -> bool:
+    """Whether Apple Health's own rules, run on the care receiver's answers, all pass at home: a pass there is the
+    categorically needy (SSI-related) or MAGI adult (ABP) limit, never a spend-down (medically needy stays unknown)
+    nor the long-term-care route away from home (programs.md section 2 row 3: no separate MAC financial test)."""
+    if profile.living_situation not in HOME_SETTINGS:
+        return False
+    return all(r.evaluate(profile, context).status is Status.PASS for r in apple_health.PROGRAM.rules)
 
 
 def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | None:
@@ -51,6 +64,15 @@ def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | No
         if above is not None:
             return verdict(False, f"{above.reason}, so not categorically needy under spousal impoverishment (SIPI) "
                            "rules, which MAC requires", *above.thresholds)
+    if profile.couple is True and not is_unknown(profile.assets) and not apple_health.long_term_care_need(profile):
+        # SIPI rules protect a spouse's resources only with a long-term care need; none listed and nursing-facility
+        # level of care not assessed, the couple's CN standard applies, as on the Apple Health card
+        couple = at_or_below(profile.assets, context.thresholds.for_unit("apple_health_cn_resources", context.on,
+                                                                         married=True), "the couple's countable assets")
+        if couple.status is Status.FAIL:
+            return verdict(False, f"{couple.reason} of categorically needy Apple Health, which MAC requires; spousal "
+                           "impoverishment (SIPI) protections apply only with a long-term care need (no help with daily "
+                           "activities listed and nursing-facility level of care not assessed)", *couple.thresholds)
     if profile.married is not False or is_unknown(profile.age) or is_unknown(profile.medicare_parts):
         return None
     if profile.age < 65 and not profile.medicare_parts:

@@ -34,6 +34,15 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
         return verdict(True, f"enrolled in Extra Help, which qualifies from {route.effective:%B %-d, %Y}", route)
     aged = not is_unknown(profile.age) and profile.age >= MEDICARE_AGE
     if not is_unknown(profile.medicare_parts) and "A" not in profile.medicare_parts and aged:
+        level = tier(profile, context)
+        if level and "QMB" not in level:
+            # income above QMB: conditional enrollment (premium Part A that QMB pays) is not theirs; SLMB and QI-1
+            # need Part A entitlement and pay only the Part B premium (programs.md section 6)
+            return Verdict(status=Status.UNKNOWN, reason=f"no Medicare Part A yet; at 65 or older they can enroll in "
+                           f"it (premium-free with enough work history, otherwise at their own premium: QMB, which "
+                           f"would pay it, is not open at this income), and {level} then pays the Part B premium",
+                           thresholds=(route,), needs=("whether they enroll in Medicare Part A through Social "
+                                                       "Security",))
         # 65 or older without premium-free Part A: SSA enrolls them in premium Part A on the condition that the State
         # approves QMB, which then pays that premium (POMS HI 00801.140)
         return Verdict(status=Status.UNKNOWN, reason="no Medicare Part A yet; at 65 or older premium Part A can be "

@@ -66,27 +66,26 @@ def aged_65_or_disabled(profile: Profile, context: Context) -> Verdict:
 AA_NEEDS = frozenset({"bathing", "dressing", "eating", "toileting", "transferring", "supervision"})
 
 
-@rule(program=KEY, label="Needs another person's help with daily activities, or lives in a nursing home",
-      document="va_pension#aid-and-attendance", legal=VA_AA)
+@rule(program=KEY, label="Aid & Attendance need shown (help with daily activities, or a nursing home), or the basic "
+      "pension, which needs none", document="va_pension#aid-and-attendance", legal=VA_AA)
 def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
+    # Aid & Attendance and Housebound raise the MAPR (38 U.S.C. 1521(d)-(e)); the basic pension needs neither
+    # (programs.md section 10 rows 4, 6, 8). Which rate applies is income_below_mapr's question: without an A&A need
+    # shown, income is judged against the basic rate, and a pass there holds whatever A&A or Housebound would add.
     if profile.living_situation == "nursing_facility":
-        return verdict(True, "in a nursing home")
-    missing = unknown(profile, "adl_help")
-    if missing:
-        return missing
-    if profile.adl_help & AA_NEEDS:
-        return verdict(True, f"needs help with: {', '.join(sorted(profile.adl_help))}")
-    if profile.adl_help:
+        return verdict(True, "in a nursing home (Aid & Attendance)")
+    if not is_unknown(profile.adl_help) and profile.adl_help & AA_NEEDS:
+        return verdict(True, f"needs help with: {', '.join(sorted(profile.adl_help))} (Aid & Attendance)")
+    if is_unknown(profile.adl_help):
+        said = "help with daily activities not known"
+    elif profile.adl_help:
         # 38 CFR 3.352(a) names dressing, keeping clean, feeding, toileting and protection from daily hazards; help with
-        # medication or walking alone may not meet it (basic pension and Housebound stay open)
-        return Verdict(status=Status.UNKNOWN, reason=f"needs help with: {', '.join(sorted(profile.adl_help))}, which "
-                       "alone may not meet Aid & Attendance", needs=("whether they need help with bathing, dressing, "
-                       "eating or toileting, or protection from everyday hazards",))
-    # A&A and Housebound raise the MAPR; basic pension needs neither, and Housebound (mostly at home because of a
-    # permanent disability) is not asked: no help listed leaves the pension open at a lower rate.
-    return Verdict(status=Status.UNKNOWN, reason="needs help with: nothing listed; Aid & Attendance does not apply, "
-                   "but basic pension and Housebound need no help with daily activities",
-                   needs=("whether they are housebound (mostly at home because of a permanent disability)",))
+        # medication or walking alone may not meet it
+        said = f"needs help with: {', '.join(sorted(profile.adl_help))}, which alone may not meet Aid & Attendance"
+    else:
+        said = "needs help with: nothing listed, so Aid & Attendance does not apply"
+    return verdict(True, f"{said}; the basic pension needs no help with daily activities (income is judged against "
+                   "the basic rate, which Aid & Attendance or Housebound would only raise)")
 
 
 def _net_worth_bracket(income: Bracket, assets: Bracket) -> Bracket:
@@ -137,8 +136,13 @@ def income_below_mapr(profile: Profile, context: Context) -> Verdict:
                       "basic rate: no need for Aid & Attendance shown")
     if result.status is Status.PASS:
         return result
+    asked = ("whether they need help with bathing, dressing, eating or toileting, or protection from everyday "
+             "hazards (Aid & Attendance)",) if is_unknown(profile.adl_help) or profile.adl_help else ()
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {higher} would raise the rate",
-                   thresholds=result.thresholds, needs=result.needs, figure_missing=result.figure_missing)
+                   thresholds=result.thresholds, figure_missing=result.figure_missing,
+                   unknown_fields=("adl_help",) if is_unknown(profile.adl_help) else (),
+                   needs=(*result.needs, *asked, "whether they are housebound (mostly at home because of a permanent "
+                          "disability)"))
 
 
 SURVIVOR_BASIC = ("the VA survivors pension basic rate (no Aid & Attendance or Housebound) is not on file; it is lower "
