@@ -35,6 +35,7 @@ def test_explicit_codes(text, explicit):
     ("remote patient monitoring", "RPM"),
     ("annual wellness visit", "AWV"),
     ("principal illness navigation", "PIN"),
+    ("PIN peer support", "PIN_PS"),
     ("community health integration", "CHI"),
     ("SDOH risk assessment", "SDOH"),
     ("caregiver training", "CTS"),
