@@ -178,13 +178,14 @@ class VariantGap(Span):
         return f"{self.last.name} vs {self.first.name} conversion factor"
 
     def text(self) -> str:
+        """One CF minus another of the same year (QP minus non-QP; final minus proposed), as excerpt text."""
         return (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
                 f"conversion factor of ${self.first.amount} is {self.change:+.4f} ({self.percent:+.2f}%), computed from "
                 f"the rows {self.last.label} and {self.first.label}.")
 
 
 @dataclass(frozen=True, kw_only=True)
-class StageGap(Span):
+class StageGap(VariantGap):
     """One year's final conversion factor against the proposed one of the same kind ('How did the 2026 proposed CF
     compare with what was finalized?'): final minus proposed, under its own label."""
 
@@ -203,14 +204,6 @@ class StageGap(Span):
         way = "higher" if self.change > 0 else "lower"
         return (f"The final {_spaced(self.last)} conversion factor (${self.last.amount}) is ${abs(self.change)} "
                 f"({abs(self.percent)}%) {way} than the proposed one (${self.first.amount}) {self.label}.")
-
-    def title(self) -> str:
-        return f"{self.last.name} vs {self.first.name} conversion factor"
-
-    def text(self) -> str:
-        return (f"The {_spaced(self.last)} conversion factor of ${self.last.amount} minus the {_spaced(self.first)} "
-                f"conversion factor of ${self.first.amount} is {self.change:+.4f} ({self.percent:+.2f}%), computed from "
-                f"the rows {self.last.label} and {self.first.label}.")
 
 
 def stage_gaps(rows: tuple[FactorRow, ...]) -> tuple[StageGap, ...]:

@@ -13,6 +13,7 @@ import pytest
 from carenav_core.screener.engine import Classification, screen
 from carenav_core.screener.thresholds import load_thresholds
 from tests.screener.conftest import profile
+from tests.screener.test_session15_cases import reasons, results      # the same screening helpers
 
 L, P, X = Classification.LIKELY, Classification.POSSIBLY, Classification.EXCLUDED
 ON = date(2026, 12, 3)
@@ -24,13 +25,6 @@ SINGLE = {"age": 70, "county": "Franklin", "household_size": 1, "marital_status"
 COUPLE = {**SINGLE, "age": 80, "county": "Mason", "household_size": 2, "marital_status": "married",
           "living_situation": "own_home", "monthly_income": "2200-2351", "has_unpaid_caregiver": "yes"}
 
-
-def results(on: date = ON, **answers) -> dict:
-    return {r.program.key: r for r in screen(profile(**answers), on=on)}
-
-
-def reasons(result) -> str:
-    return " ".join(o.verdict.reason for o in result.outcomes)
 
 
 # ---- 1. An MSP the report rates likely (or possibly) confers Extra Help (programs.md section 6 row 8, section 7 row 2)
