@@ -25,7 +25,7 @@ from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_S
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
-                                    asks_which_year,
+                                    asks_when_moved, asks_which_year,
                                     listed)
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
@@ -651,6 +651,34 @@ def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset
     return frozenset(addons) if len(bases) >= 2 else frozenset()
 
 
+def when_moved_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+    """"When was 99214 cut?": per code and setting, the year-to-year steps that moved the way asked, each with its
+    own change label; none that did is said."""
+    way = asks_when_moved(question)
+    if not way:
+        return []
+    steps: dict[tuple[str, str, str], list[Figure]] = {}
+    for f in figures:
+        years = re.findall(r"CY(\d{4})", f.label)
+        if f.kind is FigureKind.CHANGE and "NPRM" not in f.label and len(years) == 2 and \
+                int(years[1]) - int(years[0]) == 1:
+            steps.setdefault((f.codes[0], f.setting, f.place), []).append(f)
+    said = []
+    for series in steps.values():
+        moved = [f for f in series if (f.value < 0 if way == "down" else f.value > 0)]
+        first, verb = series[0], "fell" if way == "down" else "rose"
+        if not moved:
+            said.append(f"In no year asked did {first.codes[0]}'s {_payment_words(first)} "
+                        f"{'fall' if way == 'down' else 'rise'} from the year before "
+                        + " ".join(f.label for f in series) + ".")
+            continue
+        spans = [re.findall(r"CY(\d{4})", f.label) for f in moved]
+        each = "; ".join(f"from CY{a} to CY{b}, {_signed(f, f.value, f.percent)} {f.label}"
+                         for f, (a, b) in zip(moved, spans))
+        said.append(f"{first.codes[0]}'s {_payment_words(first)} {verb} {each}.")
+    return said
+
+
 def year_extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
     """"In which year from 2020 to 2026 did 99214 pay the most?": per asked code and setting, the final year (of
     three or more asked) with the highest (or lowest) amount, with that year's row label; a tie names every year."""
@@ -1175,6 +1203,7 @@ class DeterministicWriter:
         yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
                     extreme_sentences(ranked, plan, prepared.question))
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
+        yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question, addons))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))

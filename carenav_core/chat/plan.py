@@ -794,6 +794,27 @@ def asks_which_year(text: str) -> str:
     return "" if top == bottom else "most" if top else "least"
 
 
+_WHEN_MOVED = re.compile(r"\b(?:when|which years?|what years?|in which years?)\b.{0,60}?\b(?P<verb>cut|drop\w*|fell|fall\w*|"
+                         r"decreas\w*|lower\w*|reduc\w*|declin\w*|ris\w*|rose|increas\w*|rais\w*|"
+                         r"(?:go|went|gone) (?:up|down))\b", re.IGNORECASE)
+
+
+def asks_when_moved(text: str) -> str:
+    """'down' or 'up' when the question asks in which years a value fell or rose ("When was 99214 cut?", "In which
+    years did 99213 go up?"); '' otherwise (and for "which year ... the most", asks_which_year).
+
+    >>> asks_when_moved("When was 99214 cut?"), asks_when_moved("In which years did 99213 go up?")
+    ('down', 'up')
+    >>> asks_when_moved("When is G2211 billed?"), asks_when_moved("In which year did 99214 rise the most?")
+    ('', '')
+    """
+    m = _WHEN_MOVED.search(text)
+    if not m or asks_which_year(text):
+        return ""
+    verb = m.group("verb").lower()
+    return "up" if verb.startswith(("ris", "rose", "increas", "rais")) or verb.endswith("up") else "down"
+
+
 def asks_setting_gap(text: str) -> bool:
     """The question compares the two settings of one row: 'the difference between the facility and non-facility
     payment for 99214', 'how much lower is the facility PE RVU', '99490 fac vs nonfac'.
@@ -1193,7 +1214,8 @@ def _about_values(text: str) -> bool:
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
              written: bool = True, counted: bool = False, rows_answer: bool = False) -> tuple[Intent, ...]:
-    which_year = bool(asks_which_year(text)) and len(years) != 1      # "what year did 99213 pay the least?"
+    # "what year did 99213 pay the least?", "when was 99214 cut?": every year asked or on file
+    which_year = bool(asks_which_year(text) or asks_when_moved(text)) and len(years) != 1
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
     `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `rows_answer`: the
     question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""

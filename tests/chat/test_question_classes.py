@@ -1253,6 +1253,19 @@ def test_a_year_with_only_a_proposed_cf_is_estimated_at_it_and_said_to_be_an_est
     assert prepare("What will 99213 pay in 2029?", backends, today=TODAY).figures == ()     # no CF on file for it
 
 
+@pytest.mark.parametrize("question, down", [("When was 99214 cut?", True), ("In which years did 99213 go up?", False)])
+def test_the_years_a_code_moved_the_way_asked_are_listed(backends, question, down):
+    prepared = prepare(question, backends, today=TODAY)
+    code = prepared.plan.focus_codes[0]
+    steps = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and f.setting == "non-facility"
+             and f.codes[0] == code and len(set(re.findall(r"CY(\d{4})", f.label))) == 2
+             and int(re.findall(r"CY(\d{4})", f.label)[1]) - int(re.findall(r"CY(\d{4})", f.label)[0]) == 1]
+    moved = [f for f in steps if (f.value < 0) == down and f.value != 0]
+    assert len(steps) >= 5 and moved
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert ("fell" if down else "rose") in lead and all(f.label in lead for f in moved)
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
