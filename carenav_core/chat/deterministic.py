@@ -240,6 +240,8 @@ def _signed(figure: Figure, value: Decimal, percent: Decimal | None) -> str:
 def _comparison(figure: Figure) -> str:
     first, second = figure.codes
     verb, what = ("pays", f"in the {figure.setting} setting") if figure.money else ("has", f"{figure.setting}s")
+    if figure.counts and figure.money:      # at a volume: "1,000 × 99214 at the QP CF brings in $670.00 more ..."
+        verb = "brings in"
     if figure.value == 0:
         return (f"{first} and {second} have the same {figure.setting} amount, "
                 f"{_amount(figure, figure.inputs[0])} {figure.label}.")

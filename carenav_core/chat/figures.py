@@ -90,7 +90,7 @@ class Figure:
 
     def words(self) -> str:
         """What the figure says, in words a sentence citing it may use (for the support test)."""
-        what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays",
+        what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays brings in",
                 FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since "
                                    "add-on codes of another kind billed only with another service left out",
                 FigureKind.TOTAL: "total together combined billed with plus pays",
@@ -865,6 +865,14 @@ def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Fi
             if stated(row, field) is None or qp[i] is None or other[i] is None:
                 continue
             value = _cents(qp[i] - other[i])
+            if plan.volume is not None:     # "how much more would 1,000 99214 visits bring in for a QP": at the volume
+                n, how = plan.volume.services(payment_unit(row.hcpcs) == "per calendar month")
+                figures.append(Figure(kind=FigureKind.DIFFERENCE, label=f"[computed: {n} × {_name(row)} QP − "
+                                      f"non-QP, {_short(row.label)}]", codes=(f"{n:,} × {_name(row)} at the QP CF",
+                                                                            f"{n:,} × {_name(row)} at the non-QP CF"),
+                                      rows=(row.label, row.label), setting=setting, inputs=(n * qp[i], n * other[i]),
+                                      value=n * qp[i] - n * other[i], percent=_percent(value, other[i]),
+                                      place=row.locality, counts=(n, n), how=how))
             figures.append(Figure(kind=FigureKind.DIFFERENCE, label=f"[computed: {_name(row)} QP − non-QP, "
                                   f"{_short(row.label)}]", codes=(f"{_name(row)} at the QP CF",
                                                                   f"{_name(row)} at the non-QP CF"),

@@ -1266,6 +1266,17 @@ def test_the_years_a_code_moved_the_way_asked_are_listed(backends, question, dow
     assert ("fell" if down else "rose") in lead and all(f.label in lead for f in moved)
 
 
+def test_the_qp_minus_non_qp_difference_at_a_volume_is_computed(backends):
+    prepared = prepare("How much more would 1,000 99214 visits bring in for a QP than a non-QP in 2026?", backends,
+                       today=TODAY)
+    at_volume = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and f.counts]
+    one = {f.setting: f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and not f.counts}
+    assert at_volume and all(f.value == 1000 * one[f.setting].inputs[0] - 1000 * one[f.setting].inputs[1]
+                             for f in at_volume)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "1,000 × 99214 at the QP CF brings in" in lead
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
