@@ -454,12 +454,23 @@ def _rate_sentence(figure: Figure) -> str:
             f"lowers it {figure.label}.")
 
 
+def _bilateral_sentence(figure: Figure) -> str:
+    """'Billed bilaterally (modifier 50) in CY2026, 27447's national facility payment of $1,159.35 is paid at 150%:
+    $1,739.03, under its bilateral surgery indicator 1 [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    indicator = figure.how.split()[-1]
+    return (f"Billed bilaterally (modifier 50){' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+            f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent:.0f}%: "
+            f"{_money(figure.value)}, under its bilateral surgery indicator {indicator} {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
-         FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence}
+         FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
+         FigureKind.BILATERAL: _bilateral_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

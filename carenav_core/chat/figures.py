@@ -38,6 +38,7 @@ class FigureKind(StrEnum):
     COINSURANCE = "coinsurance"    # one row's amount split: Medicare's 80% and the patient's 20% coinsurance
     EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
+    BILATERAL = "bilateral"        # one row's amount billed bilaterally, at the share its bilateral indicator gives
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,7 +118,9 @@ class Figure:
                 FigureKind.EXTREME: "locality localities highest lowest most least pays paid where which of "
                                     "national than more less among payment",
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
-                                 "question at its of"}[self.kind]
+                                 "question at its of",
+                FigureKind.BILATERAL: "billed bilaterally bilateral both sides modifier paid at of its surgery "
+                                      "indicator under"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -981,6 +984,35 @@ def timeless_codes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[st
         return ()
     return tuple(dict.fromkeys(r.hcpcs for r in modifier_rows(rows, plan.modifier) if r.in_focus and
                                r.hcpcs in plan.focus_codes and not descriptor_minutes(r.description)))
+
+
+# What a procedure billed bilaterally (modifier 50) is paid, by its bilateral surgery indicator (data/indicators.toml:
+# 1 = 150%, 3 = each side at 100%, 0 and 2 = 100%: no adjustment or already bilateral)
+BILATERAL_SHARE = {"1": Decimal("1.5"), "3": Decimal("2"), "0": Decimal("1"), "2": Decimal("1")}
+
+
+def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
+    """"What would a bilateral 27447 pay in 2026?": per asked code whose bilateral surgery indicator was read (`indicators`:
+    chat.indicators.IndicatorFact), its newest final row's amount in each setting asked times the indicator's share."""
+    figures = []
+    for fact in indicators:
+        value = fact.meaning.value
+        if fact.meaning.key != "bilat_surg" or value not in BILATERAL_SHARE:
+            continue
+        row = next((r for r in rows if r.label == fact.row_label and r.hcpcs == fact.code.split("-")[0] and
+                    not r.locality), None)
+        if row is None:
+            continue
+        share = BILATERAL_SHARE[value]
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            amount = stated(row, field)
+            if amount is None:
+                continue
+            figures.append(Figure(kind=FigureKind.BILATERAL, label=f"[computed: {_name(row)} bilateral, "
+                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                                  inputs=(amount,), value=_cents(amount * share), percent=share * 100,
+                                  how=f"{share * 100:.0f}% modifier 50 indicator {value}"))
+    return figures
 
 
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:

@@ -1277,6 +1277,18 @@ def test_the_qp_minus_non_qp_difference_at_a_volume_is_computed(backends):
     assert "1,000 × 99214 at the QP CF brings in" in lead
 
 
+@pytest.mark.parametrize("question", ["What would a bilateral 27447 pay in 2026?",
+                                      "What does 20610 pay with modifier 50 in 2026?"])
+def test_a_bilateral_procedure_is_priced_at_its_indicators_share(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    (fact,) = [f for f in prepared.indicators if f.meaning.key == "bilat_surg"]
+    share = {"1": Decimal("1.5"), "3": Decimal("2")}.get(fact.meaning.value, Decimal("1"))
+    figures = [f for f in prepared.figures if f.kind is FigureKind.BILATERAL]
+    assert figures and all(f.value == (f.inputs[0] * share).quantize(Decimal("0.01"), ROUND_HALF_UP) for f in figures)
+    text = said(prepared)
+    assert all(f.label in text and f"${f.value:,}" in text for f in figures)
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
