@@ -523,6 +523,15 @@ _VOLUME_NOUN = re.compile(r"(?P<noun>patients?|pts|beneficiar(?:y|ies)|benes|enr
                           r"scans?|tests?|exams?|studies|treatments?|infusions?|screenings?|deliveries|knees|hips|add-ons?|"
                           r"replacements?|(?-i:[A-Z]{2,5}s?))\b",
                           re.IGNORECASE)
+_WORD_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+                 "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "twenty-five": 25, "thirty": 30, "forty": 40,
+                 "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "a dozen": 12, "one dozen": 12,
+                 "two dozen": 24, "a hundred": 100, "one hundred": 100, "two hundred": 200, "a thousand": 1000,
+                 "one thousand": 1000}
+_WORD_COUNT = re.compile(r"\b(" + "|".join(sorted((w.replace(" ", r"\s+") for w in _WORD_NUMBERS), key=len,
+                                                 reverse=True)) + r")\b(?=\s+(?:[A-Va-v]\d{4}|\d{5})|\s+(?:\w+\s+){0,2}?"
+                         r"(?:patients?|visits?|services?|claims?|units?|procedures?|encounters?|sessions?)\b)",
+                         re.IGNORECASE)
 _CODE_PLURAL = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6})\s+([A-Va-v]\d{4}|\d{5})(?:'|\u2019)?s\b")
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
@@ -598,7 +607,11 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     60
     >>> asked_volume("What do 30 99213s pay?", ("99213",)).count, asked_volume("200 99497's in 2026", ("99497",)).count
     (30, 200)
+    >>> asked_volume("What do a dozen 99497s pay?", ("99497",)).count, asked_volume("twenty office visits a week").count
+    (12, 20)
     """
+    # "a dozen 99497s", "twelve 99213 visits": a count written in words, as digits
+    text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
     # "30 99213s", "200 99497's": a count of a code written in the plural counts its services
     text = _CODE_PLURAL.sub(r"\1 \2 services", text)
     for m in _VOLUME.finditer(text):
@@ -835,7 +848,8 @@ def _settings_named(text: str) -> tuple[bool, bool, str]:
     E/M family, not the office setting."""
     lowered = text.lower()
     for name in _family_names():
-        if "office" in name:
+        # "office visits", "nursing facility visits" (paid at either rate by place of service) name codes, not a setting
+        if "office" in name or "nursing" in name:
             lowered = lowered.replace(name, " ")
     return (bool(_NON_FACILITY.search(lowered)), bool(_FACILITY.search(_NON_FACILITY.sub(" ", lowered))), lowered)
 

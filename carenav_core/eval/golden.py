@@ -94,8 +94,11 @@ def _normal(text: str) -> str:
 def families_named(text: str, families: Iterable[CodeFamily]) -> set[str]:
     """Family keys whose synonym appears in `text` as whole words (case, spaces and hyphens ignored)."""
     normal = _normal(text)
-    return {f.key for f in families for s in f.synonyms
-            if re.search(rf"(?<!\w){re.escape(_normal(s))}(?!\w)", normal)}
+    spans = [(m.start(), m.end(), f.key) for f in families for s in f.synonyms
+             for m in re.finditer(rf"(?<!\w){re.escape(_normal(s))}(?!\w)", normal)]
+    # a name inside a longer one is the longer one's ("hospital visits" in "initial hospital visits"), as detect reads
+    return {key for start, end, key in spans
+            if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)}
 
 
 class _Builder:

@@ -1116,6 +1116,11 @@ def test_a_daily_volume_is_multiplied_by_the_days_asked(backends, question, serv
     ("What does principal illness navigation pay in 2026?", {"G0023", "G0024"}),
     ("What does the SDOH risk assessment pay in 2026?", {"G0136"}),
     ("What are virtual check-ins paid in 2026?", {"G2252", "98016"}),
+    ("What do emergency department visits pay in 2026?", {"99281", "99285"}),
+    ("What do subsequent hospital visits pay in 2026?", {"99231", "99232", "99233"}),
+    ("What do nursing facility visits pay in 2026?", {"99304", "99310"}),
+    ("What do home visits pay in 2026?", {"99341", "99350"}),
+    ("What does critical care pay in 2026?", {"99291"}),
 ])
 def test_a_family_named_in_common_words_is_priced(backends, question, codes):
     prepared = prepare(question, backends, today=TODAY)
@@ -1184,7 +1189,9 @@ def test_a_rule_question_quotes_the_decision_of_the_section_it_retrieved(backend
                                                    ("What do 40 99214's pay in 2026?", 40, "99214"),
                                                    ("What are 12 99213s a day over 230 days worth in 2026?", 12 * 230,
                                                     "99213"),
-                                                   ("What do 100 G2211 add-ons pay in 2026?", 100, "G2211")])
+                                                   ("What do 100 G2211 add-ons pay in 2026?", 100, "G2211"),
+                                                   ("What do a dozen 99497s pay in 2026?", 12, "99497"),
+                                                   ("What are twenty G2211 add-ons worth in 2025?", 20, "G2211")])
 def test_a_count_of_a_code_written_in_the_plural_is_a_volume(backends, question, count, code):
     prepared = prepare(question, backends, today=TODAY)
     figure = prepared.figures[0]
@@ -1287,6 +1294,12 @@ def test_a_bilateral_procedure_is_priced_at_its_indicators_share(backends, quest
     assert figures and all(f.value == (f.inputs[0] * share).quantize(Decimal("0.01"), ROUND_HALF_UP) for f in figures)
     text = said(prepared)
     assert all(f.label in text and f"${f.value:,}" in text for f in figures)
+
+
+def test_hospital_inpatient_visits_cut_is_answered_with_the_visit_codes_changes(backends):
+    prepared = prepare("Were hospital inpatient visits cut in 2026?", backends, today=TODAY)
+    changes = [f for f in prepared.figures if f.kind is FigureKind.CHANGE]
+    assert {"99221", "99223", "99233"} <= {f.codes[0] for f in changes} and prepared.plan.years == (2025, 2026)
 
 
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
