@@ -19,13 +19,13 @@ from carenav_core.chat.events import Source, WarningKind
 from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
                                        asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary,
-                                       year_extreme_factor)
+                                       year_extreme_factor, biggest_step_factor)
 from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
-                                    asks_when_moved, asks_which_year,
+                                    asks_biggest_step, asks_when_moved, asks_which_year,
                                     listed)
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.sentences import split_sentences
@@ -664,20 +664,46 @@ def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset
     return frozenset(addons) if len(bases) >= 2 else frozenset()
 
 
-def when_moved_sentences(figures: Sequence[Figure], question: str) -> list[str]:
-    """"When was 99214 cut?": per code and setting, the year-to-year steps that moved the way asked, each with its
-    own change label; none that did is said."""
-    way = asks_when_moved(question)
-    if not way:
-        return []
+def _yearly_steps(figures: Sequence[Figure]) -> dict[tuple[str, str, str], list[Figure]]:
+    """Per code, setting and place, the final year-to-year CHANGE figures (one year apart), in order."""
     steps: dict[tuple[str, str, str], list[Figure]] = {}
     for f in figures:
         years = re.findall(r"CY(\d{4})", f.label)
         if f.kind is FigureKind.CHANGE and "NPRM" not in f.label and len(years) == 2 and \
                 int(years[1]) - int(years[0]) == 1:
             steps.setdefault((f.codes[0], f.setting, f.place), []).append(f)
+    return steps
+
+
+def biggest_step_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+    """"In which year did 99214 rise the most?": per code and setting, the year-to-year step with the largest rise (or
+    fall), in percent (in dollars when asked so), with its change label; none that moved that way is said."""
+    way = asks_biggest_step(question)
+    if not way:
+        return []
+    dollars = bool(re.search(r"\bin (?:dollars?|\$)|\bdollar (?:amount|terms)\b", question, re.IGNORECASE))
     said = []
-    for series in steps.values():
+    for series in _yearly_steps(figures).values():
+        by = (lambda f: f.value) if dollars or any(f.percent is None for f in series) else (lambda f: f.percent)
+        moved = [f for f in series if (by(f) < 0 if way == "down" else by(f) > 0)]
+        if not moved:
+            continue
+        best = (min if way == "down" else max)(moved, key=by)
+        a, b = re.findall(r"CY(\d{4})", best.label)
+        said.append(f"{best.codes[0]}'s {_payment_words(best)} {'fell' if way == 'down' else 'rose'} the most "
+                    f"{'in dollars' if dollars else 'in percent'} from CY{a} to CY{b}: "
+                    f"{_signed(best, best.value, best.percent)} {best.label}.")
+    return said
+
+
+def when_moved_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+    """"When was 99214 cut?": per code and setting, the year-to-year steps that moved the way asked, each with its
+    own change label; none that did is said."""
+    way = asks_when_moved(question)
+    if not way:
+        return []
+    said = []
+    for series in _yearly_steps(figures).values():
         moved = [f for f in series if (f.value < 0 if way == "down" else f.value > 0)]
         first, verb = series[0], "fell" if way == "down" else "rose"
         if not moved:
@@ -1165,7 +1191,8 @@ class DeterministicWriter:
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
-            yield from ("- " + s for s in year_extreme_factor(prepared.factors, prepared.question) +
+            yield from ("- " + s for s in biggest_step_factor(prepared.factors, prepared.question) +
+                        year_extreme_factor(prepared.factors, prepared.question) +
                         factor_sentences(prepared.factors, asks_variant_gap(prepared.question)))
         local = anesthesia_summary(prepared.anesthesia)
         if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
@@ -1217,6 +1244,7 @@ class DeterministicWriter:
                     extreme_sentences(ranked, plan, prepared.question))
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))
+        yield from ("- " + s for s in biggest_step_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question, addons))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.plan import Intent, QuestionPlan, asks_which_year
+from carenav_core.chat.plan import Intent, QuestionPlan, asks_biggest_step, asks_which_year
 from carenav_core.pfs.factors import RVU_FILES_URL, AnesthesiaRow, FactorRow, GpciRow, LocalityFact
 
 FACTOR_KIND = "conversion factor"
@@ -17,7 +17,8 @@ GPCI_KIND = "geographic practice cost indices"
 CONVERSION_FACTOR = re.compile(r"\bconversion[- ]factors?\b", re.IGNORECASE)
 _CF = re.compile(r"\bCFs?\b")
 _PFS_WORDS = re.compile(r"\b(?:PFS|fee schedule|physician|Medicare|RVUs?|CY\s?\d{4}|20\d\d|(?:this|last|next) year|"
-                        r"current(?:ly)?|now|today)\b", re.IGNORECASE)
+                        r"current(?:ly)?|now|today|which year|what year|when|cut|cuts|rise|rose|fell|drop\w*|"
+                        r"increase\w*|decrease\w*|highest|lowest|peak\w*)\b", re.IGNORECASE)
 _ANESTHESIA = re.compile(r"\ban(?:a)?esthesia\b", re.IGNORECASE)
 
 
@@ -108,7 +109,7 @@ def in_focus(rows: tuple[FactorRow, ...], plan: QuestionPlan, text: str = "") ->
                                              (row.proposed and row.cy not in finals))
         if proposed:
             return row.proposed and row.cy == newest_proposed
-        if asks_which_year(text):           # "In which year was the CF highest?": the final CFs of every year
+        if asks_which_year(text) or asks_biggest_step(text):   # "In which year was the CF highest?", "cut most"
             return not row.proposed
         if Intent.TREND in plan.intents or _OVER_YEARS.search(text):
             return not row.proposed or row.cy not in finals
@@ -320,6 +321,23 @@ def year_extreme_factor(rows: tuple[FactorRow, ...], text: str) -> list[str]:
     scope = "asked" if re.search(r"\b(?:19|20)\d\d\b", text) else "on file"
     return [f"Of the years {scope}, the national PFS conversion factor was {'highest' if end == 'most' else 'lowest'} "
             f"in " + " and ".join(_spaced(r) for r in best) + f": ${amount} " + " ".join(r.label for r in best) + "."]
+
+
+def biggest_step_factor(rows: tuple[FactorRow, ...], text: str) -> list[str]:
+    """"When was the largest CF cut?": of the final CFs in focus, the one whose change from the year before is the
+    largest fall (rise) in percent, with its change label; a tie names every row tied."""
+    way = asks_biggest_step(text)
+    moved = [r for r in rows if r.in_focus and not r.proposed and r.percent is not None and r.variant != "QP" and
+             (r.percent < 0 if way == "down" else r.percent > 0)]     # the QP CF beside its year's non-QP one
+    if not way or not moved:
+        return []
+    end = (min if way == "down" else max)(r.percent for r in moved)
+    best = [r for r in moved if r.percent == end]
+    scope = "asked" if re.search(r"\b(?:19|20)\d\d\b", text) else "on file"
+    each = "; ".join(f"{_spaced(r)}, {'−' if r.change < 0 else '+'}${abs(r.change)} ({r.percent:+}%) from the "
+                     f"{r.prior_label} conversion factor {r.change_label}" for r in best)
+    return [f"Of the years {scope}, the national PFS conversion factor {'fell' if way == 'down' else 'rose'} the most "
+            f"in {each}."]
 
 
 def factor_sentences(rows: tuple[FactorRow, ...], gap_first: bool = False) -> list[str]:

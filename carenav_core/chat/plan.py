@@ -793,6 +793,32 @@ _YEAR_TOP = re.compile(r"\b(?:most|highest|largest|peak(?:ed)?|best|top|max\w*)\
 _YEAR_BOTTOM = re.compile(r"\b(?:least|lowest|smallest|worst|bottom|min\w*)\b", re.IGNORECASE)
 
 
+_MOVE_VERB = re.compile(r"\b(?:ris\w*|rose|increas\w*|rais\w*|grow\w*|grew|jump\w*|gain\w*|go up|went up|"
+                        r"cut|cuts|drop\w*|fell|fall\w*|declin\w*|decreas\w*|reduc\w*|go down|went down)\b",
+                        re.IGNORECASE)
+_DOWN_VERB = re.compile(r"\b(?:cut|cuts|drop\w*|fell|fall\w*|declin\w*|decreas\w*|reduc\w*|go down|went down)\b",
+                        re.IGNORECASE)
+
+
+def asks_biggest_step(text: str) -> str:
+    """'up' or 'down' when the question asks in which year a value moved the most ("In which year did 99214 rise the
+    most?", "the biggest CF cut"); '' otherwise.
+
+    >>> asks_biggest_step("In which year did 99214 rise the most?"), asks_biggest_step("When was the largest CF cut?")
+    ('up', 'down')
+    >>> asks_biggest_step("In which year did 99214 pay the most?")
+    ''
+    """
+    # "which office visit code had the largest increase" asks a code (most_change_sentences), not a year
+    if not (_WHICH_YEAR.search(text) or (re.search(r"\b(?:biggest|largest|steepest|sharpest|greatest)\b", text,
+                                                   re.IGNORECASE) and not re.search(r"\bwhich\b", text, re.IGNORECASE))):
+        return ""
+    if not (_MOVE_VERB.search(text) and re.search(r"\b(?:most|biggest|largest|steepest|sharpest|greatest|"
+                                                  r"deepest)\b", text, re.IGNORECASE)):
+        return ""
+    return "down" if _DOWN_VERB.search(text) else "up"
+
+
 def asks_which_year(text: str) -> str:
     """'most' or 'least' when the question asks in which year a value was highest or lowest; '' otherwise.
 
@@ -801,7 +827,7 @@ def asks_which_year(text: str) -> str:
     >>> asks_which_year("Which code pays the most in 2026?")
     ''
     """
-    if not _WHICH_YEAR.search(text):
+    if not _WHICH_YEAR.search(text) or asks_biggest_step(text):    # "rose the most" asks a change, not a level
         return ""
     top, bottom = bool(_YEAR_TOP.search(text)), bool(_YEAR_BOTTOM.search(text))
     return "" if top == bottom else "most" if top else "least"
@@ -822,7 +848,7 @@ def asks_when_moved(text: str) -> str:
     ('', '')
     """
     m = _WHEN_MOVED.search(text)
-    if not m or asks_which_year(text):
+    if not m or asks_which_year(text) or asks_biggest_step(text):
         return ""
     verb = m.group("verb").lower()
     return "up" if verb.startswith(("ris", "rose", "increas", "rais")) or verb.endswith("up") else "down"
@@ -1229,7 +1255,7 @@ def _about_values(text: str) -> bool:
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,
              written: bool = True, counted: bool = False, rows_answer: bool = False) -> tuple[Intent, ...]:
     # "what year did 99213 pay the least?", "when was 99214 cut?": every year asked or on file
-    which_year = bool(asks_which_year(text) or asks_when_moved(text)) and len(years) != 1
+    which_year = bool(asks_which_year(text) or asks_when_moved(text) or asks_biggest_step(text)) and len(years) != 1
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
     `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `rows_answer`: the
     question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""

@@ -1302,6 +1302,28 @@ def test_hospital_inpatient_visits_cut_is_answered_with_the_visit_codes_changes(
     assert {"99221", "99223", "99233"} <= {f.codes[0] for f in changes} and prepared.plan.years == (2025, 2026)
 
 
+@pytest.mark.parametrize("question, down", [("In which year did 99214 rise the most?", False),
+                                            ("When did 99223 have its steepest drop?", True)])
+def test_the_year_a_code_moved_most_is_the_largest_step_not_the_highest_level(backends, question, down):
+    prepared = prepare(question, backends, today=TODAY)
+    code = prepared.plan.focus_codes[0]
+    steps = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and f.codes[0] == code and f.setting == "facility"
+             and int(re.findall(r"CY(\d{4})", f.label)[1]) - int(re.findall(r"CY(\d{4})", f.label)[0]) == 1]
+    best = (min if down else max)(steps, key=lambda f: f.percent)
+    text = said(prepared)
+    assert f"{'fell' if down else 'rose'} the most in percent" in text and best.label in text
+
+
+@pytest.mark.parametrize("question, down", [("When was the largest CF cut?", True),
+                                            ("In which year did the conversion factor rise the most?", False)])
+def test_the_year_the_cf_moved_most_is_named_with_its_change(backends, question, down):
+    prepared = prepare(question, backends, today=TODAY)
+    moved = [r for r in prepared.factors if not r.proposed and r.percent is not None and r.variant != "QP"]
+    best = (min if down else max)(moved, key=lambda r: r.percent)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert best.change_label in lead and f"{best.percent:+}%" in lead
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
