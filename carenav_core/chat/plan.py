@@ -92,7 +92,9 @@ COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
                          r"cost[- ]share)\b|\bpatient'?s?\s+20\s*(?:%|percent)|"
                          r"\b(?:what|how much) (?:does|do|would|will) (?:the |a )?(?:patient|beneficiary|member)s? "
-                         r"(?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b", re.IGNORECASE)
+                         r"(?:pay|owe)\b|\b80\s*(?:%|percent)\s+(?:of|share)\b|"
+                         r"\b(?:Medicare'?s|the program'?s)\s+80\s*(?:%|percent)|\bpatient'?s?\s+20\s*(?:%|percent)",
+                         re.IGNORECASE)
 _PLACE_WORD = r"(?:localit(?:y|ies)|areas?|cit(?:y|ies)|states?|places?|regions?|counties|county|market|metros?)"
 _EXTREME = re.compile(
     rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_PLACE_WORD}\b(?P<a>.{{0,60}})"
@@ -180,7 +182,8 @@ _RULE_TOPIC = re.compile(r"\b(?:rules?|polic(?:y|ies)|requirements?|supervision|
                          re.IGNORECASE)
 _MEASURE_WORK = re.compile(r"\bwork RVUs?\b|\bwork relative value", re.IGNORECASE)
 _MEASURE_TOTAL = re.compile(r"\btotal RVUs?\b|\bRVUs?\b", re.IGNORECASE)
-_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth|co-?insurance|share)", re.IGNORECASE)
+_VALUE_WORDS = re.compile(r"\b(?:pay|paid|payment|rate|RVU|valu|price|cost|fee|worth|co-?insurance|share)|"
+                          r"\b(?:80|20)\s*(?:%|percent)", re.IGNORECASE)
 
 
 class Intent(StrEnum):
@@ -1386,6 +1389,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     'compare, lookup: 99490 with 99439; CY2026; both settings'
     """
     text = respelled(text)
+    text = re.sub(r"(?<=\s)v\.?(?=\s)", "vs", text)         # "fac v. non-fac", "99213 v 99214": versus
     cf_year = asked_cf_year(text) if detection.codes else None
     # the year of a CF the rows are repriced at is not a year asked ("in 2026 at the 2020 CF": 2026)
     years, since = _years(_AT_CF_YEAR.sub(" ", text) if cf_year else text, today)

@@ -1199,7 +1199,7 @@ def test_a_count_of_a_code_written_in_the_plural_is_a_volume(backends, question,
 
 
 @pytest.mark.parametrize("question", ["99213 pmt 2026 nf vs fac?", "fac vs nf difference for 11042 in 2026",
-                                      "non-fac vs fac gap for 99213 in 2026"])
+                                      "non-fac vs fac gap for 99213 in 2026", "fac v. non-fac for 99214 in 2026"])
 def test_setting_abbreviations_ask_the_gap_between_the_settings(backends, question):
     prepared = prepare(question, backends, today=TODAY)
     assert prepared.plan.setting_gap and prepared.figures[0].kind is FigureKind.SETTING_GAP
@@ -1222,7 +1222,8 @@ def test_the_year_the_conversion_factor_was_highest_is_named(backends):
 
 
 @pytest.mark.parametrize("question", ["How much did Medicare's share of 99213 change in 2026?",
-                                      "How much did the patient's coinsurance on 27447 change in 2026?"])
+                                      "How much did the patient's coinsurance on 27447 change in 2026?",
+                                      "How much did Medicare's 80% for G2211 change in 2026?"])
 def test_a_share_change_in_one_year_is_the_change_from_the_year_before(backends, question):
     prepared = prepare(question, backends, today=TODAY)
     assert prepared.plan.years == (2025, 2026)
