@@ -454,6 +454,16 @@ def _rate_sentence(figure: Figure) -> str:
             f"lowers it {figure.label}.")
 
 
+def _practitioner_sentence(figure: Figure) -> str:
+    """'Billed by a nurse practitioner in CY2026, 99214's national non-facility payment of $135.61 is paid at 85%:
+    $115.27 (Social Security Act section 1833(a)(1)(O)) [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    who, law = figure.how.rsplit(" ", 1)
+    return (f"Billed by a {who}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+            f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent:.0f}%: "
+            f"{_money(figure.value)} (Social Security Act section {law}) {figure.label}.")
+
+
 def _bilateral_sentence(figure: Figure) -> str:
     """'Billed bilaterally (modifier 50) in CY2026, 27447's national facility payment of $1,159.35 is paid at 150%:
     $1,739.03, under its bilateral surgery indicator 1 [computed: ...].'"""
@@ -470,7 +480,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
          FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
-         FigureKind.BILATERAL: _bilateral_sentence}
+         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:

@@ -12,7 +12,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Sequence
 
-from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.chat.plan import Intent, QuestionPlan, Setting, asked_practitioner
 from carenav_core.codes.families import load_families, payment_unit
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
@@ -39,6 +39,7 @@ class FigureKind(StrEnum):
     EXTREME = "extreme"            # the locality where one row pays the most (or least), against the national amount
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
     BILATERAL = "bilateral"        # one row's amount billed bilaterally, at the share its bilateral indicator gives
+    PRACTITIONER = "practitioner"  # one row's amount billed by a practitioner paid a share of the fee (an NP's 85%)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,7 +121,10 @@ class Figure:
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
                                  "question at its of",
                 FigureKind.BILATERAL: "billed bilaterally bilateral both sides modifier paid at of its surgery "
-                                      "indicator under"}[self.kind]
+                                      "indicator under",
+                FigureKind.PRACTITIONER: "billed by a an nurse practitioner physician assistant clinical nurse "
+                                         "specialist social worker paid at of the fee schedule amount under "
+                                         "Social Security Act section"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -1012,6 +1016,28 @@ def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
                                   f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
                                   inputs=(amount,), value=_cents(amount * share), percent=share * 100,
                                   how=f"{share * 100:.0f}% modifier 50 indicator {value}"))
+    return figures
+
+
+def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, text: str) -> list[Figure]:
+    """"What does an NP get for 99214?": each row in focus of an asked code at the share of the fee schedule amount that
+    practitioner is paid, per setting asked."""
+    asked = asked_practitioner(text)
+    if asked is None:
+        return []
+    who, share, law = asked
+    figures = []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            amount = stated(row, field)
+            if amount is None:
+                continue
+            figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {_name(row)} {who} "
+                                  f"{share * 100:.0f}%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                                  setting=setting, inputs=(amount,), value=_cents(amount * share),
+                                  percent=share * 100, place=row.locality, how=f"{who} {law}"))
     return figures
 
 

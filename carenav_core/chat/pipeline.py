@@ -29,8 +29,8 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (bilateral_figures, compute_figures, locality_extremes, timeless_codes,
-                                      year_cf_is_proposed)
+from carenav_core.chat.figures import (bilateral_figures, compute_figures, locality_extremes,
+                                      practitioner_figures, timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_pos, listed,
                                     narrowed_by_descriptor, plan_question)
@@ -676,8 +676,9 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     warnings += noted + _other_payer_note(text, rows, factors) + \
         _no_code_note(text, detection, factors, anesthesia, gpci)
     indicators = indicator_facts(backends.fee_db, rows, plan)
-    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text):    # "what would a bilateral 27447 pay": the amount leads
-        figures = tuple(bilateral_figures(rows, indicators, plan)) + figures
+    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text):
+        # "what would a bilateral 27447 pay", "what does an NP get for 99214": the amount asked leads
+        figures = tuple(practitioner_figures(rows, plan, text) + bilateral_figures(rows, indicators, plan)) + figures
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)

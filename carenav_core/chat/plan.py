@@ -857,6 +857,27 @@ def asks_when_moved(text: str) -> str:
     return "up" if verb.startswith(("ris", "rose", "increas", "rais")) or verb.endswith("up") else "down"
 
 
+# Practitioners Medicare pays a share of the fee schedule amount (Social Security Act section 1833(a)(1)(O) for nurse
+# practitioners, clinical nurse specialists and physician assistants: 85%; 1833(a)(1)(F) for clinical social workers:
+# 75%), matched in the question; whoever is named first is the one priced.
+PRACTITIONERS = ((re.compile(r"\bnurse practitioners?\b|\bNPs?\b", re.IGNORECASE), "nurse practitioner",
+                  Decimal("0.85"), "1833(a)(1)(O)"),
+                 (re.compile(r"\bphysician assistants?\b|\bPAs?\b(?!-)", re.IGNORECASE), "physician assistant",
+                  Decimal("0.85"), "1833(a)(1)(O)"),
+                 (re.compile(r"\bclinical nurse specialists?\b|\bCNSs?\b", re.IGNORECASE), "clinical nurse specialist",
+                  Decimal("0.85"), "1833(a)(1)(O)"),
+                 (re.compile(r"\b(?:clinical|licensed clinical) social workers?\b|\bLCSWs?\b|\bCSWs?\b",
+                             re.IGNORECASE), "clinical social worker", Decimal("0.75"), "1833(a)(1)(F)"))
+
+
+def asked_practitioner(text: str) -> tuple[str, Decimal, str] | None:
+    """("nurse practitioner", 0.85, "1833(a)(1)(O)") when the question names a practitioner paid a share of the fee."""
+    found = [(m.start(), who, share, law) for pattern, who, share, law in PRACTITIONERS
+             for m in [pattern.search(text)] if m and not (who == "physician assistant" and m.group(0).upper() == "PA"
+                                                           and re.search(r"\bPA\s+\d{2}\b|, PA\b", text))]
+    return min(found)[1:] if found else None
+
+
 def asks_setting_gap(text: str) -> bool:
     """The question compares the two settings of one row: 'the difference between the facility and non-facility
     payment for 99214', 'how much lower is the facility PE RVU', '99490 fac vs nonfac'.
@@ -1453,7 +1474,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                                                   re.IGNORECASE)
     threshold = asked_threshold(text, focus)
     # a figure computed from the rows answers it, however it is put ("Do 93306-26 and 93306-TC add up to the global?")
-    computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold)
+    computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold) or \
+        (bool(detection.codes) and asked_practitioner(text) is not None)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),

@@ -1325,6 +1325,20 @@ def test_the_year_the_cf_moved_most_is_named_with_its_change(backends, question,
     assert best.change_label in lead and f"{best.percent:+}%" in lead
 
 
+@pytest.mark.parametrize("question, share", [("What does an NP get paid for 99214 in 2026?", "0.85"),
+                                             ("What would a physician assistant be paid for 99213 in 2026?", "0.85"),
+                                             ("What does a clinical social worker get for 90834 in 2026?", "0.75")])
+def test_a_practitioner_paid_a_share_of_the_fee_is_priced_at_it(backends, question, share):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = prepared.figures[0]
+    assert figure.kind is FigureKind.PRACTITIONER
+    assert figure.value == (figure.inputs[0] * Decimal(share)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert figure.label in lead and "Social Security Act section 1833(a)(1)" in lead
+    assert not [f for f in prepare("What does 99214 pay in Pennsylvania, PA in 2026?", backends, today=TODAY).figures
+                if f.kind is FigureKind.PRACTITIONER]
+
+
 def test_a_rule_question_quotes_what_cms_finalized_not_only_what_it_proposed(backends):
     text = said(prepare("Can FQHCs bill G0556?", backends, today=TODAY))
     assert "we are finalizing our proposal to require RHCs and FQHCs" in text
