@@ -12,7 +12,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Sequence
 
-from carenav_core.chat.plan import Intent, QuestionPlan, Setting, asked_practitioner
+from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
@@ -1019,13 +1019,12 @@ def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
     return figures
 
 
-def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, text: str) -> list[Figure]:
+def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
     """"What does an NP get for 99214?": each row in focus of an asked code at the share of the fee schedule amount that
-    practitioner is paid, per setting asked."""
-    asked = asked_practitioner(text)
-    if asked is None:
+    practitioner (plan.practitioner) is paid, per setting asked."""
+    if plan.practitioner is None:
         return []
-    who, share, law = asked
+    who, share, law = plan.practitioner
     figures = []
     for row in modifier_rows(rows, plan.modifier):
         if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:

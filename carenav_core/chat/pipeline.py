@@ -678,7 +678,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     indicators = indicator_facts(backends.fee_db, rows, plan)
     if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text):
         # "what would a bilateral 27447 pay", "what does an NP get for 99214": the amount asked leads
-        figures = tuple(practitioner_figures(rows, plan, text) + bilateral_figures(rows, indicators, plan)) + figures
+        figures = tuple(practitioner_figures(rows, plan) + bilateral_figures(rows, indicators, plan)) + figures
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)

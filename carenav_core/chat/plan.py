@@ -246,6 +246,7 @@ class QuestionPlan:
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
     patient_share: bool = False          # the patient's part is asked, not Medicare's ("the patient's coinsurance")
+    practitioner: tuple[str, Decimal, str] | None = None   # who bills it, at a share of the fee: ("nurse practitioner", 0.85, law)
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
@@ -1474,8 +1475,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                                                   re.IGNORECASE)
     threshold = asked_threshold(text, focus)
     # a figure computed from the rows answers it, however it is put ("Do 93306-26 and 93306-TC add up to the global?")
+    practitioner = asked_practitioner(text) if detection.codes else None
     computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold) or \
-        (bool(detection.codes) and asked_practitioner(text) is not None)
+        practitioner is not None
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
                         since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
@@ -1494,7 +1496,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         rate=rate,
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
-                        extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, threshold=threshold, cf_year=cf_year,
+                        extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
+                        threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)
