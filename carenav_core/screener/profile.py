@@ -232,6 +232,17 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
                      "so single limits are used for Apple Health, the Medicare Savings Programs and Extra Help (only "
                      "spouses who live together count each other's income and resources). If the spouse lives in "
                      "the home, the household is two people; please check the household size.")
+    if profile.married is False and profile.care_relationship == "spouse" and \
+            (profile.caring_for_someone is True or profile.screening_for == "someone_i_care_for"):
+        found.append("The answers say not married, but also that the caregiver and the person cared for are spouses. "
+                     "A spouse's home, household, income and assets are only counted when the answers say married, so "
+                     "the person cared for is judged without them. Please check the marital status and the "
+                     "relationship.")
+    if profile.living_situation == "nursing_facility" and profile.nursing_facility_level_of_care is False:
+        found.append("The answers say the person lives in a nursing facility, but was assessed as not needing "
+                     "nursing-facility level of care. Apple Health's long-term-care income limit is judged on living "
+                     "there; the care programs (COPES, MAC, TSOA, PACE) on the assessment, and Medicaid pays for a "
+                     "nursing-facility stay only at that level of care (WAC 388-106-0355). Please check both answers.")
     if not is_unknown(profile.age) and profile.age < 18:
         found.append(f"The age given is {profile.age}. These programs are for adults; please check the age.")
     return tuple(found)

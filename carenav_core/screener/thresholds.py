@@ -5,7 +5,7 @@ A screener value has exactly one figure shape: `amount`, `single` + `couple`, `b
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -141,6 +141,20 @@ class ThresholdTable:
         if county not in value.by_county:
             raise ConfigError(f"parameter {key!r} from {value.effective} has no figure for county {county!r}")
         return self._pick(key, value.by_county[county], value)
+
+
+    def county_extremes(self, key: str, on: date) -> tuple[Threshold, Threshold]:
+        """The lowest and highest figures of a per-county parameter in force on `on`, each labelled with the counties
+        that have it (an answer under the lowest is under every county's, one above the highest above every one)."""
+        value = self._value(key, on, "by_county")
+        figures = value.by_county
+
+        def extreme(amount: float, which: str) -> Threshold:
+            counties = [c for c, a in figures.items() if a == amount]
+            named = counties[0] if len(counties) == 1 else ", ".join(counties[:-1]) + " and " + counties[-1]
+            found = self._pick(key, amount, value)
+            return replace(found, label=f"{found.label}: the {which} of any county's, {named}'s")
+        return extreme(min(figures.values()), "lowest"), extreme(max(figures.values()), "highest")
 
 
 def merge_parameter_files(texts: dict[str, str]) -> ThresholdTable:

@@ -91,5 +91,8 @@ def test_data_check_lists_figures_ending_soon_and_exits_nonzero(capsys):
     out = capsys.readouterr().out
     assert "va_net_worth_limit" in out and "floor" in out        # 12/2026 figure not seen: a floor
     args = _parser().parse_args(["data", "check", "--on", "2026-06-01"])
+    assert args.func(args, Settings()) == 1      # the state spousal resource standard's July 1 figure is not on file
+    assert "spousal_csra_state_standard" in capsys.readouterr().out
+    args = _parser().parse_args(["data", "check", "--on", "2026-03-01"])
     assert args.func(args, Settings()) == 0
-    assert "0 findings on 2026-06-01" in capsys.readouterr().out
+    assert "0 findings on 2026-03-01" in capsys.readouterr().out

@@ -49,7 +49,9 @@ CASES = [
     ("copes", "income_within_special_income_level", {}, "monthly_income", 2901, date(2025, 12, 31), 1, F, 0),
     ("copes", "income_within_special_income_level", {}, "monthly_income", 2982, date(2026, 1, 1), 1, F, 0),
     ("copes", "resources_within_ltc_standard", {}, "assets", 2000, date(2026, 1, 1), 1, F, 0),
-    ("copes", "resources_within_ltc_standard", COUPLE, "assets", 3000, date(2026, 1, 1), 1, U, 0),
+    # the couple's $3,000 decides only without a long-term care need; with one, spousal impoverishment rules
+    # protect at least the state standard plus $2,000 (session 16: test_session16_cases.py)
+    ("copes", "resources_within_ltc_standard", COUPLE_NOT_ASSESSED, "assets", 3000, date(2026, 1, 1), 1, F, 0),
     ("msp", "income_within_qi1_limit", {}, "monthly_income", 1732 + 20, date(2025, 3, 31), 1, F, 20),
     ("msp", "income_within_qi1_limit", {}, "monthly_income", 1800 + 20, date(2026, 3, 31), 1, F, 20),
     ("msp", "income_within_qi1_limit", {}, "monthly_income", 1836 + 20, date(2026, 4, 1), 1, F, 20),

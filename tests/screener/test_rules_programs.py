@@ -110,7 +110,9 @@ CASES = [
     ("extra_help", "income_below_150_percent_fpl", {"apple_health": "msp_only", "monthly_income": "8000+"}, ON, P, ()),
     ("extra_help", "income_below_150_percent_fpl", {"monthly_income": None}, ON, U, ("monthly_income",)),
     ("extra_help", "resources_within_lis_limit", {"apple_health": "medically_needy", "assets": "250000+"}, ON, P, ()),
-    ("extra_help", "resources_within_lis_limit", {"assets": None}, ON, U, ("assets",)),
+    # assets unknown: asked only when no Medicare Savings Program confers Extra Help (income over QI-1: session 16)
+    ("extra_help", "resources_within_lis_limit", {"assets": None, "monthly_income": "1883-1956"}, ON, U, ("assets",)),
+    ("extra_help", "resources_within_lis_limit", {"assets": None}, ON, P, ()),
     ("extra_help", "resources_within_lis_limit", {}, date(2026, 1, 1), P, ()),
     ("extra_help", "resources_within_lis_limit", {}, date(2027, 1, 1), P, ()),      # under the 2027 floor
     ("extra_help", "resources_within_lis_limit", {}, date(2028, 1, 1), P, ()),      # under the 2028 floor
@@ -156,7 +158,10 @@ CASES = [
     ("property_tax", "owns_and_occupies_home", {"living_situation": "rented_home"}, ON, F, ()),
     ("property_tax", "owns_and_occupies_home", {"living_situation": "nursing_facility"}, ON, U, ()),
     ("property_tax", "owns_and_occupies_home", {"living_situation": None}, ON, U, ("living_situation",)),
-    ("property_tax", "income_within_county_threshold", {"county": None}, ON, U, ("county",)),
+    # county unknown: asked only when the income lies between the lowest and highest county limits (session 16)
+    ("property_tax", "income_within_county_threshold", {"county": None, "monthly_income": "4500-5499"}, ON, U,
+     ("county",)),
+    ("property_tax", "income_within_county_threshold", {"county": None}, ON, P, ()),
     # income under the one-person limit passes whatever the household size (limits rise with it); above it, unknown
     ("liheap", "income_within_150_percent_fpl", {"household_size": None}, ON, P, ()),
     ("liheap", "income_within_150_percent_fpl", {"household_size": None, "monthly_income": "2016-2199"}, ON, U,

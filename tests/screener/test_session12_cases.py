@@ -77,7 +77,9 @@ def test_mac_is_excluded_when_the_answers_rule_out_categorically_needy_apple_hea
               "has_unpaid_caregiver": "yes"}
     assert result("mac", **single) is X
     # married: spousal-impoverishment rules may still make them CN; low income and assets: CN is possible
-    assert result("mac", **{**single, "marital_status": "married", "household_size": 2}) is P
+    # (session 16: within the state spousal standard plus $2,000 they do; above it the protected amount decides)
+    assert result("mac", **{**single, "marital_status": "married", "household_size": 2}) is L
+    assert result("mac", **{**single, "marital_status": "married", "household_size": 2, "assets": "84355-156883"}) is P
     # low income and assets: categorically needy Apple Health is likely on the same report, so MAC is (session 15b)
     assert result("mac", **{**single, "monthly_income": "0-999", "assets": "0-2000"}) is L
 

@@ -114,8 +114,8 @@ def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
 
 @pytest.mark.parametrize("answers, apple_health, extra_help", [
     # in a nursing facility, income over the CN level but within the special income level ($2,982 in 2026): CN
-    # through long-term care, which confers Extra Help
-    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351"}, L, P),
+    # through long-term care, which confers Extra Help (session 16: Apple Health likely, so Extra Help likely)
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351"}, L, L),
     # assessed at nursing-facility level of care at home: CN once a COPES waiver client (COPES judges that)
     ({"nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home",
       "monthly_income": "2556-2608"}, P, P),

@@ -69,7 +69,9 @@ def test_mac_keeps_the_spousal_route_for_a_married_person_on_single_limits_and_c
     apart = {**OLDER, "age": 78, "marital_status": "married", "household_size": 1, "living_situation": "own_home",
              "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes", "adl_help": ["bathing"],
              "assets": "17991-35130"}
-    assert results(**apart)["mac"].classification is P       # SIPI: CN with spousal impoverishment protections
+    # SIPI: CN with spousal impoverishment protections; within the state standard plus $2,000 they hold (session 16)
+    assert results(**apart)["mac"].classification is L
+    assert results(**{**apart, "assets": "84355-156883"})["mac"].classification is P
     worker = {**OLDER, "age": 60, "medicare_parts": "none", "monthly_income": "2200-2351",
               "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes", "adl_help": ["bathing"]}
     found = results(**worker)

@@ -195,7 +195,7 @@ def test_mac_is_likely_when_apple_health_is_likely_in_the_same_report(answers):
 
 def test_mac_stays_possibly_when_apple_health_is_only_possibly():
     found = results(**{**CARED_FOR, "household_size": 2, "marital_status": "married", "monthly_income": "1000-1299",
-                       "assets": "35901-53100"})           # the community spouse's protected amount is asked
+                       "assets": "84355-156883"})          # above the state standard: the protected amount is asked
     assert found["apple_health"].classification is P and found["mac"].classification is P
 
 

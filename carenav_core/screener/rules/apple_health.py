@@ -59,8 +59,10 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
             check(profile)
         if result.status is Status.FAIL and (is_unknown(profile.disability) or profile.disability):
             # over the MAGI limit, a disabled adult may still qualify SSI-related (CN, or medically needy)
+            # the SSI-related route needs a disability under 65 (programs.md section 1a row 1): with the answer
+            # unknown it is asked first, for medical expenses decide nothing without it
             return _spend_down(result, "if disabled, the SSI-related route (with a medically needy spend-down) may "
-                                       "still apply")
+                                       "still apply", *(("disability",) if is_unknown(profile.disability) else ()))
         return result
     return _ssi_income(profile, context)
 
@@ -169,20 +171,22 @@ def long_term_care_need(profile: Profile) -> bool:
         assessment_pending(profile)
 
 
-def _pending_assessment(profile: Profile, result: Verdict) -> Verdict:
-    """An open spousal-impoverishment result that rests on an assessment not yet made asks for it."""
-    if result.status is not Status.UNKNOWN or not assessment_pending(profile):
+def _pending_assessment(profile: Profile, couple_result: Verdict, result: Verdict) -> Verdict:
+    """A spousal-impoverishment result (open, or a pass the couple's own figure did not give) that rests on an
+    assessment not yet made asks for it: without a long-term care need the couple's figure is the test."""
+    if result.status is Status.FAIL or couple_result.status is Status.PASS or not assessment_pending(profile):
         return result
-    return dataclasses.replace(result, reason=f"{result.reason}; these rules apply once DSHS assesses nursing-facility "
-                               "level of care (long-term care Apple Health)",
-                               unknown_fields=(*result.unknown_fields, *pending_fields(profile)),
-                               needs=(*result.needs, *pending_needs(profile)))
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; these rules apply once DSHS assesses "
+                   "nursing-facility level of care (long-term care Apple Health)", thresholds=result.thresholds,
+                   unknown_fields=(*result.unknown_fields, *pending_fields(profile)),
+                   needs=(*result.needs, *pending_needs(profile)))
 
 
-def _spend_down(result: Verdict, why: str) -> Verdict:
-    """An income over the limit that a medically needy spend-down (WAC 182-519-0110) may still bring within it."""
-    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {why}", unknown_fields=result.unknown_fields,
-                   thresholds=result.thresholds,
+def _spend_down(result: Verdict, why: str, *asked: str) -> Verdict:
+    """An income over the limit that a medically needy spend-down (WAC 182-519-0110) may still bring within it;
+    `asked`: intake answers the spend-down route itself rests on (the disability, under 65)."""
+    return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; {why}",
+                   unknown_fields=(*asked, *result.unknown_fields), thresholds=result.thresholds,
                    needs=(*result.needs, "monthly medical expenses (for a medically needy spend-down)"))
 
 
@@ -209,7 +213,7 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     if profile.married is True and long_term_care_need(profile):
         # long-term care for a married person is judged under spousal-impoverishment rules: the spouse at home keeps a
         # protected resource amount (WAC 182-513-1350) up to the federal maximum, which the couple figure cannot show
-        return _pending_assessment(profile, spousal_resources(profile, context, result))
+        return _pending_assessment(profile, result, spousal_resources(profile, context, result))
     result = own_share(profile, result)
     extra = 0 if is_unknown(profile.household_size) else profile.household_size - (2 if profile.couple else 1)
     if result.status is not Status.FAIL or extra <= 0:

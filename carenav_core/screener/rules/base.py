@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import product
 from datetime import date
 from enum import StrEnum
 from typing import Callable, Literal
@@ -65,14 +66,57 @@ class Rule:
     check: Callable[[Profile, Context], Verdict]
 
     def evaluate(self, profile: Profile, context: Context) -> Outcome:
-        """Run the check; a limit with no value in force on the date makes the rule unknown."""
-        try:
-            verdict = self.check(profile, context)
-        except ThresholdNotInForce as exc:
-            verdict = Verdict(status=Status.UNKNOWN, reason=f"{exc}, so this cannot be checked yet",
-                              needs=(f"the current figure from the agency ({exc})",), figure_missing=str(exc))
+        """Run the check; a limit with no value in force on the date makes the rule unknown; a check left open only on
+        yes-or-no answers is decided when every answer they could take decides it alike (`settled_either_way`)."""
+        verdict = settled_either_way(self._checked, profile, context, self._checked(profile, context))
         return Outcome(program=self.program, rule=self.name, label=self.label, document=self.document,
                        legal=self.legal, verdict=verdict)
+
+    def _checked(self, profile: Profile, context: Context) -> Verdict:
+        try:
+            return self.check(profile, context)
+        except ThresholdNotInForce as exc:
+            return Verdict(status=Status.UNKNOWN, reason=f"{exc}, so this cannot be checked yet",
+                           needs=(f"the current figure from the agency ({exc})",), figure_missing=str(exc))
+
+
+# Intake answers with two values (profile field: (value, words) each): a check left open on these alone is run under
+# every combination, and asks them only when the results differ
+EITHER_WAY: dict[str, tuple[tuple[bool, str], ...]] = {
+    "married": ((False, "single"), (True, "married")),
+    "disability": ((False, "not disabled"), (True, "disabled")),
+}
+
+
+def settled_either_way(check: Callable[[Profile, Context], Verdict], profile: Profile, context: Context,
+                       open_: Verdict) -> Verdict:
+    """An UNKNOWN whose only unanswered facts (`unknown_fields`) are yes-or-no answers (EITHER_WAY), decided when
+    `check` passes under every value they could take, or fails under every one: the answer would not change the
+    result, so it is not asked. Anything else (a result that differs, or stays open) is `open_` unchanged.
+
+    >>> from carenav_core.screener.profile import Unknown
+    >>> person = Profile(**{f: Unknown(reason="unanswered") for f in Profile.__dataclass_fields__})
+    >>> open_ = Verdict(status=Status.UNKNOWN, reason="?", unknown_fields=("married",))
+    >>> settled_either_way(lambda p, c: verdict(False, "over"), person, None, open_).status
+    <Status.FAIL: 'fail'>
+    >>> settled_either_way(lambda p, c: verdict(p.married, "?"), person, None, open_).status
+    <Status.UNKNOWN: 'unknown'>
+    """
+    names = open_.unknown_fields
+    if open_.status is not Status.UNKNOWN or not names or any(n not in EITHER_WAY for n in names) or \
+            any(not is_unknown(getattr(profile, n)) for n in names):
+        return open_
+    found = []
+    for values in product(*(EITHER_WAY[n] for n in names)):
+        result = check(replace(profile, **{n: value for n, (value, _) in zip(names, values)}), context)
+        if result.status is Status.UNKNOWN:
+            return open_
+        found.append((" and ".join(words for _, words in values), result))
+    if len({result.status for _, result in found}) != 1:
+        return open_
+    said = "; ".join(f"if {words}: {result.reason}" for words, result in found)
+    return Verdict(status=found[0][1].status, reason=f"{said} (the same either way, so {facts_in_words(names)} "
+                   "does not change it)", thresholds=tuple(dict.fromkeys(t for _, r in found for t in r.thresholds)))
 
 
 def rule(*, program: str, label: str, document: str, legal: tuple[str, str]) -> Callable[..., Rule]:
@@ -279,7 +323,9 @@ _UNSETTLED = {"married": "marital status", "household_size": "household size"}
 def gross_of_disregard(profile: Profile, context: Context, countable: Threshold) -> Verdict:
     """Household gross income vs a countable-income limit plus the SSI-related $20 general income disregard."""
     disregard = context.thresholds.amount("ssi_general_income_disregard", context.on)
-    gross = replace(countable, amount=countable.amount + disregard.amount)
+    gross = replace(countable, amount=countable.amount + disregard.amount,
+                    label=f"{countable.label}, plus the {disregard.shown()} general income disregard: the limit "
+                          "on gross income")
     result = income_within(profile, gross, f"household income (the limit includes the {disregard.shown()} "
                            "general income disregard)", individual=False)
     return replace(result, thresholds=(countable, disregard))

@@ -70,8 +70,10 @@ def resources_within_ltc_standard(profile: Profile, context: Context) -> Verdict
                                                                         married=person.married), "countable assets")
         if not person.married:
             return result
-        if long_term_care_need(person) or result.status is not Status.FAIL:
+        if long_term_care_need(person):
             return spousal_resources(person, context, result)
+        if result.status is not Status.FAIL:
+            return result
         # COPES's money test is long-term care Apple Health's (programs.md section 4 rows 5-7): its spousal protections
         # apply once nursing-facility level of care is assessed, and with no help with daily activities the
         # assessment gives no reason to expect it; Apple Health's long-term-care route is closed on the same answers

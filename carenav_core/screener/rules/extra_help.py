@@ -8,7 +8,7 @@ from carenav_core.screener.rules.apple_health import (INSTITUTIONAL_SETTINGS, as
                                                       pathway, pending_fields, pending_needs)
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
                                               limits_unknown, own_share, rule, under_smallest, unknown, verdict)
-from carenav_core.screener.rules import msp
+from carenav_core.screener.rules import apple_health, msp
 from carenav_core.screener.rules.spousal import above_spousal_ceiling
 
 KEY = "extra_help"
@@ -60,16 +60,20 @@ def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
 
 def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     """`check` (income or assets against the single or couple limit) when `field` and the marriage are known, or passes
-    under the single limit whatever the marriage; short of a pass, a Medicare Savings Program the same answers point to
-    confers Extra Help (`_msp_ahead`), and a fail stays open while long-term care Medicaid is ahead."""
+    under the single limit whatever the marriage; short of a pass, and before anything unanswered is asked, a Medicare
+    Savings Program or Apple Health the same answers rate likely confers Extra Help (`_conferred`); a fail stays open
+    while a Medicare Savings Program or long-term care Medicaid may be ahead."""
     missing = under_smallest(limits_unknown(profile, field, "married"), profile, check, married=False)
+    result = missing or check(profile)
+    if result.status is Status.PASS:
+        return result
+    through_msp = _msp_ahead(profile, context)
+    conferred = _conferred(profile, context, through_msp)
+    if conferred is not None:
+        return Verdict(status=Status.PASS, reason=f"{result.reason}; but {conferred.reason}",
+                       thresholds=result.thresholds + conferred.thresholds)
     if missing:
         return missing
-    result = check(profile)
-    through_msp = _msp_ahead(profile, context) if result.status is not Status.PASS else None
-    if through_msp is not None and through_msp.status is Status.PASS:
-        return Verdict(status=Status.PASS, reason=f"{result.reason}; but {through_msp.reason}",
-                       thresholds=result.thresholds)
     route = _medicaid_ahead(profile, context) if result.status is Status.FAIL else None
     if route:
         pending = pending_needs(profile) if assessment_pending(profile) else ()
@@ -80,6 +84,30 @@ def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
         return dataclasses.replace(through_msp, reason=f"{result.reason}; but {through_msp.reason}",
                                    thresholds=result.thresholds + through_msp.thresholds)
     return result
+
+
+def _conferred(profile: Profile, context: Context, through_msp: Verdict | None) -> Verdict | None:
+    """A PASS when a program that confers Extra Help automatically is likely on the same answers (programs.md section 7
+    row 2: full Medicaid, a Medicare Savings Program or SSI; 42 CFR 423.773(c)): the Medicare Savings Program
+    (`_msp_ahead`), else Apple Health (`_apple_health_likely`); None when neither is."""
+    if through_msp is not None and through_msp.status is Status.PASS:
+        return through_msp
+    return _apple_health_likely(profile, context)
+
+
+APPLE_HEALTH_CONFERS = "full Medicaid confers Extra Help automatically (42 CFR 423.773(c))"
+
+
+def _apple_health_likely(profile: Profile, context: Context) -> Verdict | None:
+    """A PASS when every Apple Health rule passes on the same answers (categorically needy coverage, or long-term care
+    Apple Health within the special income level: full Medicaid), in words; None otherwise (possibly is not enough:
+    a spend-down or an enrolment still to come stays with `_medicaid_ahead`)."""
+    if profile.apple_health in DEEMED:
+        return None
+    outcomes = [r.evaluate(profile, context) for r in apple_health.PROGRAM.rules]
+    if any(o.status is not Status.PASS for o in outcomes):
+        return None
+    return verdict(True, f"Apple Health looks likely on these answers (see Apple Health), and {APPLE_HEALTH_CONFERS}")
 
 
 MSP_CONFERS = "enrolling in it confers Extra Help automatically (42 CFR 423.773(c); Washington's MSP has no resource " \

@@ -1,7 +1,10 @@
 """Senior citizen / disabled person property tax exemption (RCW 84.36.381; WAC 458-16A-130)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from carenav_core.screener.profile import Profile, Unknown, is_unknown
+from carenav_core.screener.thresholds import Threshold
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict)
@@ -134,9 +137,18 @@ def owns_and_occupies_home(profile: Profile, context: Context) -> Verdict:
       document="property_tax#income-limit", legal=DOR_NOTICE)
 def income_within_county_threshold(profile: Profile, context: Context) -> Verdict:
     missing = unknown(profile, "monthly_income", "county")
+    if missing and missing.unknown_fields == ("county",):
+        # the county matters only when the income falls between the lowest and the highest county limit
+        return _in_any_county(profile, context) or missing
     if missing:
         return missing
     limit = context.thresholds.for_county("property_tax_income_threshold_3", context.on, profile.county)
+    return _income_against(profile, context, limit)
+
+
+def _income_against(profile: Profile, context: Context, limit: Threshold) -> Verdict:
+    """The household income bracket against one county limit: a pass holds unless the spouse lives elsewhere (their
+    income counts too); a fail is left to the deductions of disposable income."""
     # An application filed this year is judged on last year's income and lowers next year's taxes.
     year = context.on.year
     result = at_or_below(profile.monthly_income, limit, f"household income (for an application filed in {year}: "
@@ -148,6 +160,19 @@ def income_within_county_threshold(profile: Profile, context: Context) -> Verdic
                        needs=("the spouse's income (combined disposable income counts both spouses)",))
     # Disposable income subtracts unreimbursed medical and in-home care costs (RCW 84.36.383).
     return only_passes(result, "prior-year combined disposable income after medical and care deductions")
+
+
+def _in_any_county(profile: Profile, context: Context) -> Verdict | None:
+    """With the county unknown: the judgment under the lowest county limit when the income is wholly at or under it
+    (so under every county's), or under the highest when wholly above it (above every county's); None when the
+    county decides it."""
+    lowest, highest = context.thresholds.county_extremes("property_tax_income_threshold_3", context.on)
+    for limit, side in ((lowest, Status.PASS), (highest, Status.FAIL)):
+        if at_or_below(profile.monthly_income, limit, "income", scale=MONTHS).status is side:
+            result = _income_against(profile, context, limit)
+            return replace(result, reason=f"{result.reason} ({limit.label.rsplit(': ', 1)[-1]}; so the county does "
+                           "not change it)")
+    return None
 
 
 PROGRAM = Program(
