@@ -234,7 +234,8 @@ def _amount(figure: Figure, value: Decimal) -> str:
 
 def _signed(figure: Figure, value: Decimal, percent: Decimal | None) -> str:
     amount = f"{'+' if value >= 0 else '−'}{_amount(figure, abs(value))}"
-    return amount + (f" ({'+' if percent >= 0 else '−'}{abs(percent)}%)" if percent is not None else "")
+    down = percent is not None and (percent < 0 or (percent == 0 and value < 0))    # −$0.01 is −0.0%, not +0.0%
+    return amount + (f" ({'−' if down else '+'}{abs(percent)}%)" if percent is not None else "")
 
 
 def _comparison(figure: Figure) -> str:
@@ -397,6 +398,13 @@ def _components_sentence(figure: Figure) -> str:
     against = "the same as its global amount" if gap == 0 else \
         (f"{_amount(figure, abs(gap))} {'less' if gap > 0 else 'more'} than its global amount")
     rounded = " (each amount is rounded on its own)" if 0 < abs(gap) <= Decimal("0.02") and figure.money else ""
+    if figure.how and figure.percent is not None:      # the share of the global one component is, asked
+        name = "professional" if figure.how == "26" else "technical"
+        code, amount = (figure.codes[0], pc) if figure.how == "26" else (figure.codes[1], tc)
+        return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[2]}'s {name} component ({code}, "
+                f"{_amount(figure, amount)}) is {figure.percent}% of its global amount ({_amount(figure, whole)}) in "
+                f"the {_payment_words(figure)}; its professional ({_amount(figure, pc)}) and technical "
+                f"({_amount(figure, tc)}) components add up to {_amount(figure, figure.value)}{rounded} {figure.label}.")
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[2]}'s professional component "
             f"({figure.codes[0]}, {_amount(figure, pc)}) and technical component ({figure.codes[1]}, "
             f"{_amount(figure, tc)}) add up to {_amount(figure, figure.value)} in the {_payment_words(figure)}, "
@@ -458,7 +466,14 @@ def _practitioner_sentence(figure: Figure) -> str:
     """'Billed by a nurse practitioner in CY2026, 99214's national non-facility payment of $135.61 is paid at 85%:
     $115.27 (Social Security Act section 1833(a)(1)(O)) [computed: ...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
-    who, law = figure.how.rsplit(" ", 1)
+    who, law = figure.how.split(" | ")[0].rsplit(" ", 1)
+    if figure.counts:       # a volume: 'Billed by a nurse practitioner in CY2026, 1,000 × 99214 (...) bring in ...'
+        volume = figure.how.split(" | ")[1] if " | " in figure.how else ""
+        services = figure.counts[0]
+        return (f"Billed by a {who}{' in CY' + year.group(1) if year else ''}, {services:,} × {figure.codes[0]}"
+                f"{' (' + volume + ')' if volume else ''} bring in {_money(figure.value)} at {figure.percent:.0f}% of "
+                f"the {_payment_words(figure)} ({services:,} × {_money(figure.inputs[1])}, {figure.percent:.0f}% of "
+                f"{_money(figure.inputs[0])}; Social Security Act section {law}) {figure.label}.")
     return (f"Billed by a {who}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
             f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent:.0f}%: "
             f"{_money(figure.value)} (Social Security Act section {law}) {figure.label}.")
@@ -474,13 +489,84 @@ def _bilateral_sentence(figure: Figure) -> str:
             f"{_money(figure.value)}, under its bilateral surgery indicator {indicator} {figure.label}.")
 
 
+def _nonpar_sentence(figure: Figure) -> str:
+    """'A non-participating physician is paid 95% of the fee schedule amount: in CY2026, 99214's national non-facility
+    payment of $135.61 becomes $128.83 (Social Security Act section 1848(a)(3)) [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    return (f"A non-participating physician is paid {figure.percent:.0f}% of the fee schedule amount: "
+            f"{'in CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {_payment_words(figure)} of "
+            f"{_money(figure.inputs[0])} becomes {_money(figure.value)} (Social Security Act section 1848(a)(3)) "
+            f"{figure.label}.")
+
+
+def _limiting_sentence(figure: Figure) -> str:
+    """'The limiting charge, the most a non-participating physician may charge the patient on a claim it does not
+    accept assignment for, is 115% of the non-participating amount: in CY2026, 99214's national non-facility payment
+    of $135.61 at 95% is $128.83, and 115% of that is $148.15 (Social Security Act section 1848(g)(2)(C)) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    return (f"The limiting charge, the most a non-participating physician may charge the patient on a claim it does "
+            f"not accept assignment for, is {figure.percent:.0f}% of the non-participating amount: "
+            f"{'in CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {_payment_words(figure)} of "
+            f"{_money(figure.inputs[0])} at 95% is {_money(figure.inputs[1])}, and {figure.percent:.0f}% of that is "
+            f"{_money(figure.value)} (Social Security Act section 1848(g)(2)(C)) {figure.label}.")
+
+
+def _assistant_sentence(figure: Figure) -> str:
+    """'Billed by an assistant at surgery (modifier 80, 81 or 82) in CY2026, 27447's national facility payment of
+    $1,159.35 is paid at 16%: $185.50, under its assistant-at-surgery indicator 2 [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    modifier, indicator = figure.how.split()[0], figure.how.split()[-1]
+    who = "a non-physician practitioner assisting at surgery (modifier AS)" if modifier == "AS" else \
+        "an assistant at surgery (modifier 80, 81 or 82)"
+    proviso = " and only with documentation of medical necessity" if indicator == "0" else ""
+    return (f"Billed by {who}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+            f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent.normalize():f}%: "
+            f"{_money(figure.value)}, under its assistant-at-surgery indicator {indicator}{proviso} {figure.label}.")
+
+
+_YES_NO = re.compile(r"\s*(?:can|may|could|is|are|will|would)\b", re.IGNORECASE)
+_MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+) (\S+) ind (\S+)$")
+
+
+def _multiple_sentence(figure: Figure) -> str:
+    """'Billed on one day in CY2026, 11042 ($132.60, in full) and 17000 at 50% ($33.24 of $66.47) add up to $165.84 at
+    the national non-facility payment under the multiple-procedure rule (the highest-paid procedure at 100%, each
+    other at 50%: indicator 2), against $199.07 without it [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    body, without = figure.how.split(" | without ")
+    parts, rules = [], []
+    for amount, n, group in zip(figure.inputs, figure.counts, body.split("; ")):
+        name, rule, got, value = _MULTIPLE_GROUP.match(group).groups()
+        many, each = (f"{n} × {name}", " each") if n > 1 else (name, "")
+        if rule == "full":
+            parts.append(f"{many} ({_money(amount)}{each}, in full)")
+        elif rule == "50%":
+            parts.append(f"{many} at 50% (${Decimal(got):,}{each} of {_money(amount)})")
+            rules.append(f"the highest-paid procedure at 100%, each other at 50%: indicator {value}")
+        elif rule == "half PE":
+            parts.append(f"{many} at half {'their' if n > 1 else 'its'} practice expense (${Decimal(got):,}{each} of "
+                         f"{_money(amount)})")
+            rules.append(f"the unit with the highest practice expense in full, 50% of the practice expense of each "
+                         f"other unit: indicator {value}")
+        elif rule.startswith("not applied"):
+            parts.append(f"{many} ({_money(amount)}{each}; its indicator {value} reduction of technical components "
+                         f"is not applied here)")
+        else:
+            parts.append(f"{many} ({_money(amount)}{each}; indicator {value}: no reduction)")
+    return (f"Billed on one day{' in CY' + year.group(1) if year else ''}, {listed(parts)} add up to "
+            f"{_money(figure.value)} at the {_payment_words(figure)} under the multiple-procedure rule "
+            f"({'; '.join(dict.fromkeys(rules))}), against ${Decimal(without.split()[0]):,} without it {figure.label}.")
+
+
 _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureKind.TOTAL: _total,
          FigureKind.SETTING_GAP: _setting_gap, FigureKind.VOLUME: _volume, FigureKind.RATIO: _ratio,
          FigureKind.SHARE: _share, FigureKind.STATED: _stated_check, FigureKind.WHAT_IF: _what_if_sentence,
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
          FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
-         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence}
+         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
+         FigureKind.NONPAR: _nonpar_sentence, FigureKind.LIMITING: _limiting_sentence,
+         FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:
@@ -623,6 +709,8 @@ _SUPERLATIVE = re.compile(
 
 
 _WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECASE)
+_WHICH_MORE = re.compile(r"\bwhich\b.{0,40}?\b(?:(?:pays?|is|are|gets?|has|have)\s+)?(?:(?P<more>more|higher|greater|"
+                         r"bigger|larger|better)|(?P<less>less|lower|smaller|cheaper))\b(?!\s+than)", re.IGNORECASE)
 
 
 # "What are the top 3 highest paid CCM codes?", "Rank the BHI codes by 2026 payment"
@@ -809,9 +897,13 @@ def extreme_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
         m = None                    # "What is the most recent payment for 99490 and 99491?" asks no ranking
     focus = newest_rows([r for r in rows if r.in_focus and not r.proposed])
     years = {r.cy for r in focus}
-    if not m or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
+    # "Which pays more: 20605, 20610 or 20611?": a comparative over three or more codes asks which is highest
+    comparative = _WHICH_MORE.search(question) if not m and len({r.hcpcs for r in focus}) >= 3 and \
+        not (plan.bundles or plan.threshold) else None
+    if not (m or comparative) or len({r.hcpcs for r in focus}) < 2 or len(years) != 1:
         return []
-    top, (year,) = bool(m.group("top") or m.group("top2") or m.group("top3")), years
+    top = bool(m.group("top") or m.group("top2") or m.group("top3")) if m else not comparative.group("less")
+    (year,) = years
     said = []
     for where, field, kind in (("non-facility", "payment_nonfac", Setting.NON_FACILITY),
                                ("facility", "payment_fac", Setting.FACILITY)):
@@ -1211,8 +1303,13 @@ class DeterministicWriter:
         if indices:                   # "What is the GPCI for Seattle?": the locality's indices first
             yield from ("- " + s for s in indices.sentences())
         # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it
-        late = [f for f in prepared.indicators if prepared.plan.components and f.meaning.key == "pctc" and
-                any(g.kind is FigureKind.COMPONENTS for g in prepared.figures)]
+        # and so for a payment the indicator decides ("27447 bilateral", "11042 + 17000 on one day"): the amount first
+        priced_by = {FigureKind.COMPONENTS: "pctc", FigureKind.MULTIPLE: "mult_proc", FigureKind.BILATERAL: "bilat_surg",
+                     FigureKind.ASSISTANT: "asst_surg"}
+        decided = {priced_by[g.kind] for g in prepared.figures if g.kind in priced_by} \
+            if not _YES_NO.match(prepared.question) else {"pctc"}       # "Can an assistant be paid?": the rule first
+        late = [f for f in prepared.indicators if f.meaning.key in decided and
+                (f.meaning.key != "pctc" or prepared.plan.components)]
         if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first
             yield from ("- " + f.sentence() for f in prepared.indicators if f not in late)
         if (prepared.factors or local or indices) and not prepared.rows:
@@ -1228,6 +1325,7 @@ class DeterministicWriter:
             yield from self._definitions(prepared)
             if Intent.LOOKUP in plan.intents:
                 yield from self._answer(prepared, evidence)
+            yield from ("- " + f.sentence() for f in late)
             yield from self._how_valued(prepared, evidence)
             return
         if Intent.POLICY in prepared.plan.intents and _defined_aspect(prepared):
@@ -1235,11 +1333,13 @@ class DeterministicWriter:
             yield from self._definitions(prepared)
             yield from self._how_valued(prepared, evidence)
             yield from self._answer(prepared, evidence)
+            yield from ("- " + f.sentence() for f in late)
             return
         if Intent.POLICY in prepared.plan.intents or _comments_first(prepared):  # the rule text answers it first
             yield from self._how_valued(prepared, evidence)
             yield from self._definitions(prepared)
             yield from self._answer(prepared, evidence)
+            yield from ("- " + f.sentence() for f in late)
             return
         yield from self._answer(prepared, evidence)
         yield from ("- " + f.sentence() for f in late)
@@ -1250,8 +1350,11 @@ class DeterministicWriter:
         plan, rows = prepared.plan, prepared.rows
         addons = family_addons(rows, plan)      # "which office visit code rose most": G2211 is no visit
         ranked = [r for r in rows if r.hcpcs not in addons]
-        yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
-                    extreme_sentences(ranked, plan, prepared.question))
+        whole = prepared.ranking.sentence(rows) if prepared.ranking is not None else ""
+        yield from ("- " + s for s in [whole] if s)    # "which code has the highest work RVU": the file's ranking
+        if not whole:
+            yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
+                        extreme_sentences(ranked, plan, prepared.question))
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in biggest_step_sentences(prepared.figures, prepared.question))

@@ -40,6 +40,10 @@ class FigureKind(StrEnum):
     RATE = "rate"                  # one row's amount per hour or per minute of the code's time ("99490 per hour")
     BILATERAL = "bilateral"        # one row's amount billed bilaterally, at the share its bilateral indicator gives
     PRACTITIONER = "practitioner"  # one row's amount billed by a practitioner paid a share of the fee (an NP's 85%)
+    NONPAR = "non-participating"   # one row's amount paid to a non-participating physician (95%)
+    LIMITING = "limiting charge"   # the most a non-participating physician may charge: 115% of the 95%
+    ASSISTANT = "assistant"        # one row's amount paid to an assistant at surgery (16%; 13.6% for modifier AS)
+    MULTIPLE = "multiple procedure"   # procedures (units) on one day after the multiple-procedure reduction
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +128,18 @@ class Figure:
                                       "indicator under",
                 FigureKind.PRACTITIONER: "billed by a an nurse practitioner physician assistant clinical nurse "
                                          "specialist social worker paid at of the fee schedule amount under "
-                                         "Social Security Act section"}[self.kind]
+                                         "bring in brings each times services "
+                                         "Social Security Act section",
+                FigureKind.NONPAR: "non-participating nonparticipating physician provider paid at of the fee schedule "
+                                   "amount participating Social Security Act section assignment accept",
+                FigureKind.LIMITING: "limiting charge most may charge bill the patient non-participating physician "
+                                     "of that amount fee schedule Social Security Act section assignment accept claim "
+                                     "on it does not",
+                FigureKind.MULTIPLE: "billed on one day same session together multiple-procedure multiple procedure "
+                                     "rule reduction indicator highest-paid procedure each other at of add up to "
+                                     "against without it unit units practice expense therapy full in paid pay",
+                FigureKind.ASSISTANT: "assistant at surgery surgeon's fee modifier paid at of its indicator "
+                                      "non-physician practitioner Claims Processing Manual chapter section"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -796,10 +811,14 @@ def _components(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure
             amounts = (stated(pc, field), stated(tc, field), stated(whole, field))
             if any(a is None for a in amounts):
                 continue
+            # "what share of the global is the professional component": that part's percent of the global amount
+            part = {"26": amounts[0], "TC": amounts[1]}.get(plan.part_share)
             figures.append(Figure(kind=FigureKind.COMPONENTS, label=f"[computed: {code}-26 + {code}-TC vs {code}, "
                                   f"{_short(label)}]", codes=(f"{code}-26", f"{code}-TC", code),
                                   rows=(pc.label, tc.label, whole.label), setting=setting, inputs=amounts,
-                                  value=amounts[0] + amounts[1], percent=None, place=place))
+                                  value=amounts[0] + amounts[1],
+                                  percent=_percent(part, amounts[2]) if part is not None else None, place=place,
+                                  how=plan.part_share))
     return figures
 
 
@@ -1019,13 +1038,28 @@ def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
     return figures
 
 
-def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, computed: Sequence[Figure] = ()
+                         ) -> list[Figure]:
     """"What does an NP get for 99214?": each row in focus of an asked code at the share of the fee schedule amount that
-    practitioner (plan.practitioner) is paid, per setting asked."""
+    practitioner (plan.practitioner) is paid, per setting asked; a volume asked ("an NP billing 20 99213s a day for 250
+    days", among `computed`) at that share, each service's share rounded to the cent as each claim line is paid."""
     if plan.practitioner is None:
         return []
     who, share, law = plan.practitioner
     figures = []
+    for volume in computed:
+        if volume.kind is not FigureKind.VOLUME or not volume.money or " + " in volume.codes[0]:
+            continue
+        each = _cents(volume.inputs[0] * share)
+        services = volume.counts[0]
+        figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {services} × {volume.codes[0]} {who} "
+                              f"{share * 100:.0f}%, {volume.label.rsplit(', ', 1)[-1].rstrip(']')}]",
+                              codes=volume.codes, rows=volume.rows, setting=volume.setting,
+                              inputs=(volume.inputs[0], each), value=each * services, percent=share * 100,
+                              place=volume.place, counts=(services,),
+                              how=f"{who} {law}" + (f" | {volume.how}" if volume.how else "")))
+    if figures:             # the volume asked is what the practitioner's share applies to
+        return figures
     for row in modifier_rows(rows, plan.modifier):
         if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
             continue
@@ -1038,6 +1072,156 @@ def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> li
                                   setting=setting, inputs=(amount,), value=_cents(amount * share),
                                   percent=share * 100, place=row.locality, how=f"{who} {law}"))
     return figures
+
+
+NONPAR_SHARE = Decimal("0.95")      # Social Security Act section 1848(a)(3)
+LIMITING_SHARE = Decimal("1.15")    # section 1848(g)(2)(C): 115% of the non-participating amount
+
+
+def nonpar_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"What is the limiting charge for 99214?", "what does a non-par doctor get for 99213?": each row in focus of an
+    asked code, per setting asked, at the non-participating 95% and at the limiting charge (115% of that, computed from
+    the unrounded 95% as carenav_core.pfs.locality does); the one asked first."""
+    if not plan.nonpar:
+        return []
+    paid, limit = [], []
+    for row in modifier_rows(rows, plan.modifier):
+        if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            amount = stated(row, field)
+            if amount is None:
+                continue
+            common = dict(codes=(_name(row),), rows=(row.label,), setting=setting, place=row.locality)
+            nonpar = _cents(amount * NONPAR_SHARE)
+            paid.append(Figure(kind=FigureKind.NONPAR, label=f"[computed: {_name(row)} non-participating 95%, "
+                               f"{_short(row.label)}]", inputs=(amount,), value=nonpar, percent=NONPAR_SHARE * 100,
+                               how="95% 1848(a)(3)", **common))
+            limit.append(Figure(kind=FigureKind.LIMITING, label=f"[computed: {_name(row)} limiting charge, "
+                                f"{_short(row.label)}]", inputs=(amount, nonpar),
+                                value=_cents(amount * NONPAR_SHARE * LIMITING_SHARE), percent=LIMITING_SHARE * 100,
+                                how="115% of 95% 1848(g)(2)(C)", **common))
+    return limit + paid if plan.nonpar == "limiting" else paid + limit
+
+
+# What an assistant at surgery is paid (Medicare Claims Processing Manual ch.12 §20.4.3; the same shares as
+# carenav_core.pfs.pricer): 16% of the surgeon's fee with modifier 80, 81 or 82; a non-physician practitioner (modifier
+# AS) 85% of that, 13.6%. Indicator 0 pays only with documentation of medical necessity; 1 and 9 do not pay.
+ASSISTANT_SHARE, ASSISTANT_AS_SHARE = Decimal("0.16"), Decimal("0.136")
+_AS_MODIFIER = re.compile(r"\bAS\b(?:\s+modifier)?|\bmodifier\s*-?\s*AS\b")
+
+
+def assistant_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan, text: str
+                      ) -> list[Figure]:
+    """"What does an assistant at surgery get for 27447?": per asked code whose assistant-at-surgery indicator (read
+    in `indicators`) lets an assistant be paid, its newest final row's amount in each setting asked at 16%, or at
+    13.6% when the assistant is a non-physician practitioner (modifier AS, or an NP, PA or CNS named)."""
+    non_physician = bool(_AS_MODIFIER.search(text)) or (plan.practitioner is not None and
+                                                        plan.practitioner[1] == Decimal("0.85"))
+    share = ASSISTANT_AS_SHARE if non_physician else ASSISTANT_SHARE
+    figures = []
+    for fact in indicators:
+        value = fact.meaning.value
+        if fact.meaning.key != "asst_surg" or value not in ("0", "2"):
+            continue
+        row = next((r for r in rows if r.label == fact.row_label and r.hcpcs == fact.code.split("-")[0] and
+                    not r.locality), None)
+        if row is None:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            amount = stated(row, field)
+            if amount is None:
+                continue
+            figures.append(Figure(kind=FigureKind.ASSISTANT, label=f"[computed: {_name(row)} assistant at surgery, "
+                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
+                                  inputs=(amount,), value=_cents(amount * share), percent=share * 100,
+                                  how=f"{'AS' if non_physician else '80'} indicator {value}"))
+    return figures
+
+
+# The multiple-procedure rule by the MULT PROC indicator (Medicare Claims Processing Manual ch.12 §40.6; the same
+# ranking as carenav_core.pfs.pricer): 1-3 rank the day's procedures (every unit one) by amount, the highest at 100%,
+# each other at 50% (3's endoscopic family rule is not applied); 5 (therapy and selected services) pays the unit with
+# the highest practice expense in full and 50% of the practice expense of each other unit; 4, 6 and 7 (imaging,
+# cardiovascular, ophthalmology technical components) are not applied; 0 and 9 take no reduction.
+SURGICAL_MULTIPLE, THERAPY_MULTIPLE, NOT_APPLIED_MULTIPLE = frozenset("123"), "5", frozenset("467")
+_PE_FIELD = {"payment_nonfac": "pe_nonfac_rvu", "payment_fac": "pe_fac_rvu"}
+_TOTAL_FIELD = {"payment_nonfac": "total_nonfac", "payment_fac": "total_fac"}
+
+
+def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
+    """"11042 and 17000 in the same session", "4 units of 97110 on one day": per setting asked, the asked codes' newest
+    final rows (each code's MULT PROC indicator read in `indicators`, all of one year) priced together under the
+    multiple-procedure rule; no figure when no unit is reduced (the indicators then say why)."""
+    if not plan.same_session:
+        return []
+    flags = {fact.code: (fact.meaning.value, fact.row_label) for fact in indicators
+             if fact.meaning.key == "mult_proc" and "-" not in fact.code}
+    counts = dict(plan.units)
+    chosen = []
+    for code in plan.focus_codes:
+        value, label = flags.get(code, ("", ""))
+        row = next((r for r in rows if r.label == label and r.hcpcs == code and not r.mod and not r.locality), None)
+        if row is None:
+            return []
+        chosen.append((row, value, counts.get(code, 1)))
+    if len({row.cy for row, _, _ in chosen}) != 1:
+        return []
+    figures = []
+    for setting, field in measured_fields(replace(plan, measure="payment")):
+        units = []              # (order, row, full amount, paid amount, rule)
+        for row, value, n in chosen:
+            amount = stated(row, field)
+            if amount is None:
+                break
+            units += [(row, value, amount)] * n
+        else:
+            paid = _reduced(units, field)
+            if paid is None:
+                continue
+            figures.append(_multiple_figure(paid, setting))
+    return figures
+
+
+def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str
+             ) -> list[tuple[ValuationRow, str, Decimal, Decimal]] | None:
+    """Each unit with what it is paid under its rule, highest first; None when nothing is reduced."""
+    surgical = sorted((u for u in units if u[1] in SURGICAL_MULTIPLE), key=lambda u: -u[2])
+    therapy = sorted((u for u in units if u[1] == THERAPY_MULTIPLE),
+                     key=lambda u: -(getattr(u[0], _PE_FIELD[field]) or 0))
+    if len(surgical) < 2 and len(therapy) < 2:
+        return None
+    paid = [(row, value, amount, amount if i == 0 else _cents(amount * Decimal("0.5")))
+            for i, (row, value, amount) in enumerate(surgical)]
+    for i, (row, value, amount) in enumerate(therapy):
+        pe = getattr(row, _PE_FIELD[field]) or Decimal(0)
+        reduced = payment(getattr(row, _TOTAL_FIELD[field]) - pe / 2, row.cf)
+        paid.append((row, value, amount, amount if i == 0 or reduced is None else reduced))
+    paid += [(row, value, amount, amount) for row, value, amount in units
+             if value not in SURGICAL_MULTIPLE and value != THERAPY_MULTIPLE]
+    return paid
+
+
+def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal]], setting: str) -> Figure:
+    """Equal units (same code, amount and payment) grouped, in the order paid: codes, full amounts per unit, counts;
+    `how` holds each group's payment per unit and its rule ("full", "50%", "half PE", "not applied 4", "none 0")."""
+    groups: list[list] = []
+    for row, value, amount, got in paid:
+        rule = ("full" if got == amount else "50%") if value in SURGICAL_MULTIPLE else \
+            ("full" if got == amount else "half PE") if value == THERAPY_MULTIPLE else \
+            f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else f"none {value or 'blank'}"
+        if groups and groups[-1][0] == _name(row) and groups[-1][1] == amount and groups[-1][3] == got:
+            groups[-1][2] += 1
+        else:
+            groups.append([_name(row), amount, 1, got, rule, value])
+    names = tuple(g[0] for g in groups)
+    row = paid[0][0]
+    full = sum((g[1] * g[2] for g in groups), Decimal(0))
+    how = "; ".join(f"{g[0]} {g[4]} {g[3]} ind {g[5] or 'blank'}" for g in groups) + f" | without {full} 100% 50%"
+    return Figure(kind=FigureKind.MULTIPLE, label=f"[computed: {' + '.join(dict.fromkeys(names))} on one day, "
+                  f"{_short(row.label)}]", codes=names, rows=tuple(dict.fromkeys(p[0].label for p in paid)),
+                  setting=setting, inputs=tuple(g[1] for g in groups), counts=tuple(g[2] for g in groups),
+                  value=sum((g[3] * g[2] for g in groups), Decimal(0)), percent=None, how=how)
 
 
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:

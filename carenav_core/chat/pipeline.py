@@ -29,13 +29,15 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (bilateral_figures, compute_figures, locality_extremes,
-                                      practitioner_figures, timeless_codes, year_cf_is_proposed)
+from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, compute_figures,
+                                      locality_extremes, multiple_figures, nonpar_figures, practitioner_figures,
+                                      timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_pos, listed,
                                     narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
+from carenav_core.chat.schedule_rank import rank_schedule
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
@@ -469,11 +471,27 @@ def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Qu
 def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ...]:
     """"What does 99213 pay at POS 22?": which PFS rate that place of service is paid at (plan.asked_pos), said."""
     named = asked_pos(text)
+    if named and all(r.cy < 2024 for r in rows if r.in_focus) and not re.search(r"\bPOS\b|place[\s-]+of[\s-]+service",
+                                                                               text, re.IGNORECASE):
+        named = ()          # telehealth before CY 2024: no place of service decided the rate; said below
+    if not named and rows and all(r.cy < 2024 for r in rows if r.in_focus) and re.search(
+            r"\btele-?(?:health|medicine)\b", text, re.IGNORECASE):
+        return (WarningEvent(kind=WarningKind.READ_AS, message=(
+            "In CY 2020-2023 Medicare paid telehealth at the rate of the place the visit would have taken place in "
+            "person (modifier 95); telehealth rates by place of service (POS 10 at home: non-facility; POS 02 "
+            "elsewhere: facility) apply from CY 2024 (CY 2024 final rule, 88 FR 78818).")),)
     if not named or not rows:
         return ()
     each = "; ".join(f"place of service {code} ({name}) is paid at the PFS {setting} rate" for code, name, setting in named)
+    tele = ""
+    if {code for code, _, _ in named} & {"02", "10"}:
+        # the CY 2024 final rule: telehealth to a patient at home (POS 10) at the non-facility rate, elsewhere (POS 02)
+        # at the facility rate; in CY 2020-2023 (the public health emergency) at the in-person place's rate
+        tele = " Telehealth rates by place of service apply from CY 2024 (CY 2024 final rule, 88 FR 78818)" + \
+            ("; in CY 2020-2023 Medicare paid telehealth at the rate of the place the visit would have taken place in "
+             "person (modifier 95)" if any(r.cy < 2024 for r in rows if r.in_focus) else "") + "."
     return (WarningEvent(kind=WarningKind.READ_AS, message=each[0].upper() + each[1:] + " (Medicare Claims Processing "
-                         "Manual, chapter 12, section 20.4.2)."),)
+                         "Manual, chapter 12, section 20.4.2)." + tele),)
 
 
 def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
@@ -641,6 +659,15 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             f"“{written}” as {meant}" for written, meant in read) + "."),) if read else ()
     detection = detect(text) if valuation else NO_DETECTION
     plan = plan_question(text, detection, today)
+    ranked = None
+    if valuation and not detection.codes and \
+            (ranked := rank_schedule(backends.fee_db, text, plan)) is not None and ranked.codes:
+        # "Which code has the highest work RVU in 2026?": the file's ranking decides the codes, answered as asked
+        detection = ranked.detection()
+        plan = plan_question(text, detection, today)
+        plan = dataclasses.replace(plan, intents=tuple(dict.fromkeys(
+            Intent.LOOKUP if i is Intent.POLICY else i for i in plan.intents)))    # the rows answer it, not rule text
+        warnings += (ranked.note(),)
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
         if detection.codes \
@@ -676,9 +703,19 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     warnings += noted + _other_payer_note(text, rows, factors) + \
         _no_code_note(text, detection, factors, anesthesia, gpci)
     indicators = indicator_facts(backends.fee_db, rows, plan)
-    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text):
-        # "what would a bilateral 27447 pay", "what does an NP get for 99214": the amount asked leads
-        figures = tuple(practitioner_figures(rows, plan) + bilateral_figures(rows, indicators, plan)) + figures
+    if multiple := multiple_figures(rows, indicators, plan):
+        # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
+        reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
+        figures = tuple(multiple) + tuple(f for f in figures if not (
+            f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))
+    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text) or \
+            plan.nonpar or (plan.practitioner is not None and plan.volume is not None):
+        # "what would a bilateral 27447 pay", "what does an NP get for 99214", "the limiting charge for 99214": the
+        # amount asked leads; an assistant at surgery who is an NP or PA is paid the assistant's share, not 85%
+        assisting = assistant_figures(rows, indicators, plan, text)
+        figures = tuple(nonpar_figures(rows, plan) + assisting +
+                        ([] if assisting else practitioner_figures(rows, plan, figures)) +
+                        bilateral_figures(rows, indicators, plan)) + figures
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
@@ -693,7 +730,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
-                    indicators=indicators,
+                    indicators=indicators, ranking=ranked if ranked is not None and ranked.codes else None,
                     warnings=warnings + problems + store_warnings + indexing + weak
                     + other_rules_note(text, plan, sources) + _pos_note(text, rows))
 

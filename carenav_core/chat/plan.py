@@ -247,6 +247,9 @@ class QuestionPlan:
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
     patient_share: bool = False          # the patient's part is asked, not Medicare's ("the patient's coinsurance")
     practitioner: tuple[str, Decimal, str] | None = None   # who bills it, at a share of the fee: ("nurse practitioner", 0.85, law)
+    nonpar: str = ""                     # "a non-participating physician": "nonpar"; "the limiting charge": "limiting"
+    same_session: bool = False           # "11042 and 17000 in the same session": the multiple-procedure rule applies
+    part_share: str = ""                 # "what share of 93306's global is the professional component": "26" or "TC"
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
@@ -685,6 +688,8 @@ def asked_bundles(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, ...], .
     (('99491',), ('99490', '99439'))
     >>> asked_bundles("What do 99490 and 99439 pay together?", ("99490", "99439"))
     ()
+    >>> asked_bundles("Which pays more in 2026: 20605, 20610 or 20611?", ("20605", "20610", "20611"))
+    ()
     """
     if len(codes) < 3:
         return ()
@@ -695,7 +700,14 @@ def asked_bundles(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, ...], .
         at = upper.find(code)
         sides.setdefault(sum(1 for c in cuts if c < at), []).append(code)
     groups = [tuple(sorted(g, key=upper.find)) for _, g in sorted(sides.items())]
-    return tuple(groups) if len(groups) == 2 and max(len(g) for g in groups) > 1 else ()
+    if len(groups) != 2 or max(len(g) for g in groups) < 2:
+        return ()
+    # "Which pays more: 20605, 20610 or 20611?" lists alternatives: codes only commas apart are billed together by no one
+    for group in groups:
+        between = [upper[upper.find(a) + len(a):upper.find(b)] for a, b in zip(group, group[1:])]
+        if len(group) > 1 and all(re.fullmatch(r"[\s,;/]*", gap) for gap in between):
+            return ()
+    return tuple(groups)
 
 
 _SWITCH = re.compile(r"\b(?:switch\w*|mov\w+|chang\w+|convert\w*|replac\w+|go(?:ing)?|shift\w*|swap\w*|"
@@ -752,6 +764,24 @@ _SHARE_WORDS = re.compile(r"\b(?:percent(?:age)?|share|proportion|fraction|porti
 _COMPONENTS = (("pe", re.compile(r"\bpractice[\s-]expenses?\b|\bPE\b", re.IGNORECASE)),
                ("mp", re.compile(r"\bmalpractice\b|\bprofessional liability\b|\bMP\b|\bPLI\b", re.IGNORECASE)),
                ("work", re.compile(r"\bwork\b|\bphysician work\b", re.IGNORECASE)))
+
+
+_PART = (("26", re.compile(r"\bprofessional(?:\s+component)?\b|\bPC\b|-26\b|\bmodifier\s*26\b", re.IGNORECASE)),
+         ("TC", re.compile(r"\btechnical(?:\s+component)?\b|\bTC\b", re.IGNORECASE)))
+
+
+def asked_part_share(text: str) -> str:
+    """'26' or 'TC' when the question asks what share of a code's global amount one component is.
+
+    >>> asked_part_share("What share of 93306's global payment is the professional component?")
+    '26'
+    >>> asked_part_share("What % of 70450 is the TC in 2026?"), asked_part_share("What does 70450-TC pay?")
+    ('TC', '')
+    """
+    if not _SHARE_WORDS.search(_PART[0][1].sub(" ", _PART[1][1].sub(" ", text))):
+        return ""
+    named = [mod for mod, pattern in _PART if pattern.search(text)]
+    return named[0] if len(named) == 1 else ""
 
 
 def asked_share(text: str) -> str:
@@ -871,6 +901,55 @@ PRACTITIONERS = ((re.compile(r"\bnurse practitioners?\b|\bNPs?\b", re.IGNORECASE
                              re.IGNORECASE), "clinical social worker", Decimal("0.75"), "1833(a)(1)(F)"))
 
 
+# A non-participating physician is paid 95% of the fee schedule amount (Social Security Act section 1848(a)(3)); on a
+# claim it does not accept assignment for, it may charge the patient at most the limiting charge, 115% of that
+# (section 1848(g)(2)(C)).
+_NONPAR = re.compile(r"\bnon-?\s?par(?:ticipating|\.|s)?\b|\bnot participating\b|\bnon-?assign(?:ed|ment)\b"
+                     r"|\b(?:doesn't|does not|don't|do not|not) accept(?:ing)? assignment\b", re.IGNORECASE)
+_LIMITING = re.compile(r"\blimiting\s+charges?\b|\bbalance[- ]?bill\w*"
+                       r"|\bmost (?:a|an|the)?\s*(?:doctor|physician|provider|practitioner)s?\b.{0,30}\bcharge\b",
+                       re.IGNORECASE)
+
+
+# Procedures (or therapy units) furnished together on one day: the multiple-procedure rule may reduce all but one
+_SAME_SESSION = re.compile(
+    r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical|therapy)\b|\bmodifier\s*-?\s*51\b|\bMPPR\b"
+    r"|\bsame\s+(?:day|date(?: of service)?|session|operative session|encounter|sitting|operation|surgery)\b"
+    r"|\b(?:one|a single)\s+(?:session|day|encounter|operative session|sitting|operation|surgery|visit)\b"
+    r"|\b(?:at|in) the same time\b", re.IGNORECASE)
+
+
+def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...]) -> bool:
+    """Two or more procedures (or units) said to be furnished together, on one day or in one session.
+
+    >>> asks_same_session("11042 and 17000 in the same session: what is paid?", 2, ())
+    True
+    >>> asks_same_session("What do 4 units of 97110 on the same day pay?", 1, (("97110", 4),))
+    True
+    >>> asks_same_session("What does 99213 pay on the same day?", 1, ())
+    False
+    """
+    return (codes > 1 or any(n > 1 for _, n in units)) and bool(_SAME_SESSION.search(text))
+
+
+def asked_nonpar(text: str) -> str:
+    """'limiting' when the question asks for the limiting charge (or what a physician may bill the patient), 'nonpar'
+    when it asks what a non-participating physician is paid, '' otherwise.
+
+    >>> asked_nonpar("What is the 2026 limiting charge for 99214?"), asked_nonpar("Non-par amount for 99213?")
+    ('limiting', 'nonpar')
+    >>> asked_nonpar("What does a participating provider get for 99213?")
+    ''
+    """
+    if _LIMITING.search(text):
+        return "limiting"
+    if not _NONPAR.search(text):
+        return ""
+    # "what can a non-par doctor charge (bill the patient)": the limiting charge
+    return "limiting" if re.search(r"\bcharges?\b|\bbill(?:s|ed)?\s+(?:the\s+)?(?:patient|beneficiar)", text,
+                                   re.IGNORECASE) else "nonpar"
+
+
 def asked_practitioner(text: str) -> tuple[str, Decimal, str] | None:
     """("nurse practitioner", 0.85, "1833(a)(1)(O)") when the question names a practitioner paid a share of the fee."""
     found = [(m.start(), who, share, law) for pattern, who, share, law in PRACTITIONERS
@@ -942,7 +1021,23 @@ def asked_pos(text: str) -> tuple[tuple[str, str, str], ...]:
             found.append((code, FACILITY_POS[code], "facility"))
         elif code in NON_FACILITY_POS:
             found.append((code, NON_FACILITY_POS[code], "non-facility"))
+    if not found and _TELEHEALTH.search(text):
+        # "telehealth to the patient's home": POS 10; telehealth elsewhere: POS 02; telehealth alone: both, said
+        home, elsewhere = _HOME.search(text), _NOT_HOME.search(text)
+        if home and not elsewhere:
+            found.append(("10", NON_FACILITY_POS["10"], "non-facility"))
+        elif elsewhere:
+            found.append(("02", FACILITY_POS["02"], "facility"))
+        else:
+            found += [("02", FACILITY_POS["02"], "facility"), ("10", NON_FACILITY_POS["10"], "non-facility")]
     return tuple(dict.fromkeys(found))
+
+
+_TELEHEALTH = re.compile(r"\btele-?(?:health|medicine|visits?)\b|\b(?:virtual|video)\s+visits?\b", re.IGNORECASE)
+_HOME = re.compile(r"\b(?:patient'?s?|their|his|her|the)\s+homes?\b|\bat home\b|\bfrom home\b", re.IGNORECASE)
+_NOT_HOME = re.compile(r"\bnot (?:at|in|from) (?:the |their )?home\b|\bother than (?:the |their |a )?(?:patient'?s? )?home\b"
+                       r"|\boriginating site\b|\b(?:from|at|in) (?:a |the )?(?:clinic|office|hospital|facility)\b",
+                       re.IGNORECASE)
 
 
 def _setting(text: str) -> Setting:
@@ -1461,7 +1556,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     ratio = asked_ratio(text, named)
     share = asked_share(text) if len(named or family) <= 3 else ""
     # both components asked: the global rows lead, the 26 and TC rows beside them, and the PC/TC indicator is said
-    components = bool(detection.codes) and asks_components(text)
+    part_share = asked_part_share(text) if detection.codes else ""
+    components = bool(detection.codes) and (asks_components(text) or bool(part_share))
     modifier = "" if components else asked_modifier(text)
     indicators = asked_indicators(text)
     if components and "pctc" not in indicators:
@@ -1476,10 +1572,17 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     threshold = asked_threshold(text, focus)
     # a figure computed from the rows answers it, however it is put ("Do 93306-26 and 93306-TC add up to the global?")
     practitioner = asked_practitioner(text) if detection.codes else None
+    nonpar = asked_nonpar(text) if detection.codes else ""
+    same_session = asks_same_session(text, len(named), units)
+    if same_session and "mult_proc" not in indicators:      # the rule's indicator decides the reduction: it is read
+        indicators += ("mult_proc",)
     computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold) or \
-        practitioner is not None
+        practitioner is not None or bool(nonpar)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
-                        since=since, proposed=bool(_PROPOSED.search(text)), setting=_setting(text),
+                        since=since, proposed=bool(_PROPOSED.search(text)),
+                        # telehealth before CY 2024 was paid at the in-person place's rate: no setting is implied
+                        setting=Setting.BOTH if years and max(years) < 2024 and _TELEHEALTH.search(text) and
+                        not _POS.search(text) else _setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
                                          computed),
                         measure=measure,
@@ -1497,6 +1600,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
+                        nonpar=nonpar, same_session=same_session, part_share=part_share,
                         threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),

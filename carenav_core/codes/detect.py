@@ -121,6 +121,8 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
 # A HCPCS Level II code of the letters analysts write most (G, J, Q) written with a separator: "G-2211", "G 2211",
 # "J-9035" ("Part B 2024" and "Table B-2024" are no codes, nor "Appendix G-2024" or "Q 2026": four digits that read
 # as a year are left alone). Not after a word character, and not before one.
+# a code written against its system's name ("cpt99213", "HCPCSG0556")
+_GLUED_CODE = re.compile(r"\b(CPT|HCPCS)((?:[A-Va-v]\d{4}|\d{4}[AaFfMmTtUu]|\d{5}))(?!\w)", re.IGNORECASE)
 _SPLIT_CODE = re.compile(r"(?<![\w.$,-])([GJQgjq])[- ](?!20[0-3]\d)(\d{4})(?![\w]|[.,]\d)")
 # A family name misspelt by a letter or two ("chronic care managment", "principle care management"): the question's
 # words, as many as the synonym has, each this similar to the synonym's word and with the same first letter
@@ -151,6 +153,8 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
     ('What does G2211 pay?', (('G-2211', 'G2211'),))
     >>> spelled_out("Compare chronic care managment and principle care management")[0]
     'Compare chronic care management and principal care management'
+    >>> spelled_out("how much is cpt99213 for 2026")
+    ('how much is cpt 99213 for 2026', (('cpt99213', 'CPT 99213'),))
     >>> spelled_out("What does Part B 2024 cover? See Appendix G-2024.")
     ('What does Part B 2024 cover? See Appendix G-2024.', ())
     """
@@ -162,6 +166,11 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
         read.append((m.group(0), code))
         return code
     text = _SPLIT_CODE.sub(join, text)
+
+    def unglue(m: re.Match) -> str:         # "cpt99213" -> "cpt 99213"
+        read.append((m.group(0), f"{m.group(1).upper()} {m.group(2).upper()}"))
+        return f"{m.group(1)} {m.group(2).upper()}"
+    text = _GLUED_CODE.sub(unglue, text)
     pattern, _, _ = _family_index(families)
     named = [(m.start(), m.end()) for m in pattern.finditer(text)]
     synonyms = _long_synonyms(families)

@@ -180,13 +180,18 @@ def test_did_a_value_change_in_a_year_compares_it_with_the_year_before(question,
     assert p.years == years and (Intent.TREND in p.intents) is trend
 
 
-@pytest.mark.parametrize("question, key, code", [
-    ("What is the PC/TC indicator for 71046?", "pctc", "71046"),
-    ("What is the bilateral surgery indicator for 27447?", "bilat_surg", "27447"),
-    ("What does 27447 pay with modifier 50?", "bilat_surg", "27447"),
-    ("Can an assistant at surgery be paid for 27130?", "asst_surg", "27130"),
+@pytest.mark.parametrize("question, key, code, priced", [
+    ("What is the PC/TC indicator for 71046?", "pctc", "71046", None),
+    ("What is the bilateral surgery indicator for 27447?", "bilat_surg", "27447", None),
+    ("What does 27447 pay with modifier 50?", "bilat_surg", "27447", FigureKind.BILATERAL),
+    ("Can an assistant at surgery be paid for 27130?", "asst_surg", "27130", None),
+    ("What does an assistant at surgery get for 27130?", "asst_surg", "27130", FigureKind.ASSISTANT),
+    ("What is paid for 11042 and 17000 in the same session?", "mult_proc", "11042", FigureKind.MULTIPLE),
 ])
-def test_a_payment_policy_indicator_asked_is_stated_first_with_its_meaning_and_rule(backends, question, key, code):
+def test_a_payment_policy_indicator_asked_is_stated_first_with_its_meaning_and_rule(backends, question, key, code,
+                                                                                   priced):
+    """The indicator's sentence leads, unless an amount it decides was asked: then that amount leads and the
+    indicator follows it."""
     from carenav_core.pfs.indicators import indicator_values, load_indicators
     prepared = prepare(question, backends, today=TODAY)
     fact = next(f for f in prepared.indicators if f.meaning.key == key and f.code == code)
@@ -195,7 +200,11 @@ def test_a_payment_policy_indicator_asked_is_stated_first_with_its_meaning_and_r
     assert fact.meaning == load_indicators().explain(key, value)          # the file's value, the book's meaning
     text = said(prepared)
     first = text.split("\n\n", 1)[1].lstrip("- ").splitlines()[0]      # after the no-model notice
-    assert first == fact.sentence() and fact.label in text              # first, and through the output guard
+    if priced is None:
+        assert first == fact.sentence() and fact.label in text          # first, and through the output guard
+    else:
+        lead = next(f for f in prepared.figures if f.kind is priced)
+        assert lead.label in first and fact.sentence() in text
     assert any(s.label == fact.label for s in prepared.sources)         # the model sees it as an excerpt too
 
 
@@ -1449,3 +1458,228 @@ def test_another_years_conversion_factor_reprices_the_asked_rows(backends):
     assert "at the CY2020 conversion factor" in next(line for line in said(prepared).splitlines()
                                                      if line.startswith("- "))
     assert not prepared.factors                     # the what-if answers; the CF table does not lead
+
+
+def _cent(value: Decimal) -> Decimal:
+    return value.quantize(Decimal("0.01"), ROUND_HALF_UP)
+
+
+@pytest.mark.parametrize("question, first", [
+    ("What is the 2026 limiting charge for 99214?", FigureKind.LIMITING),
+    ("What can a non-participating doctor charge for 99213 in 2026?", FigureKind.LIMITING),
+    ("What does a non-par physician get for 99213 in 2026?", FigureKind.NONPAR),
+    ("Limiting charge for 99214 in Seattle, 2026", FigureKind.LIMITING),
+])
+def test_a_non_participating_amount_and_the_limiting_charge_are_computed(backends, question, first):
+    """95% of the fee schedule amount (Social Security Act 1848(a)(3)); the limiting charge 115% of that (1848(g)(2)(C)),
+    from the unrounded 95% as the locality pricer computes it; the one asked leads."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.figures[0].kind is first
+    nonpar = [f for f in prepared.figures if f.kind is FigureKind.NONPAR]
+    limiting = [f for f in prepared.figures if f.kind is FigureKind.LIMITING]
+    assert nonpar and len(nonpar) == len(limiting)
+    for paid, limit in zip(nonpar, limiting):
+        assert paid.value == _cent(paid.inputs[0] * Decimal("0.95"))
+        assert limit.value == _cent(limit.inputs[0] * Decimal("0.95") * Decimal("1.15"))
+        assert limit.inputs == (paid.inputs[0], paid.value) and limit.place == paid.place
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert prepared.figures[0].label in lead and "Social Security Act section 1848" in lead
+    if "Seattle" in question:
+        assert all(f.place for f in nonpar)
+
+
+@pytest.mark.parametrize("question, share", [
+    ("What is the assistant at surgery payment for 27447 in 2026?", "0.16"),
+    ("What does a PA get as assistant at surgery for 27130 in 2026?", "0.136"),
+    ("What is paid for 27447 with modifier AS in 2026?", "0.136"),
+])
+def test_an_assistant_at_surgery_is_paid_its_share_when_the_indicator_allows(backends, question, share):
+    prepared = prepare(question, backends, today=TODAY)
+    (fact,) = [f for f in prepared.indicators if f.meaning.key == "asst_surg"]
+    figures = [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT]
+    if fact.meaning.value not in ("0", "2"):
+        assert not figures
+        return
+    assert figures and all(f.value == _cent(f.inputs[0] * Decimal(share)) for f in figures)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]     # not 85% on top
+    text = said(prepared)
+    assert all(f.label in text and f"${f.value:,}" in text for f in figures)
+
+
+def test_an_assistant_is_not_priced_where_the_indicator_forbids_it(backends):
+    """66984's assistant-at-surgery indicator is not 0 or 2 (a statutory restriction): no amount."""
+    prepared = prepare("What does an assistant at surgery get for 66984 in 2026?", backends, today=TODAY)
+    fact = next(f for f in prepared.indicators if f.meaning.key == "asst_surg")
+    assert fact.meaning.value not in ("0", "2")
+    assert not [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT]
+
+
+def _rows_of(prepared, code):
+    return next(r for r in prepared.rows if r.hcpcs == code and not r.mod and not r.locality and not r.proposed
+                and r.cy == 2026)
+
+
+def test_surgical_procedures_on_one_day_are_paid_100_and_50_percent_by_rank(backends):
+    prepared = prepare("11042 + 17000 in the same session, 2026: total after the multiple-procedure reduction?",
+                       backends, today=TODAY)
+    assert {f.meaning.value for f in prepared.indicators if f.meaning.key == "mult_proc"} == {"2"}
+    figures = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
+    assert {f.setting for f in figures} == {"non-facility", "facility"}
+    for figure in figures:
+        field = "payment_nonfac" if figure.setting == "non-facility" else "payment_fac"
+        amounts = sorted((getattr(_rows_of(prepared, c), field) for c in ("11042", "17000")), reverse=True)
+        assert figure.value == amounts[0] + _cent(amounts[1] / 2)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.TOTAL]   # the unreduced sum is not the answer
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert figures[0].label in lead and f"${figures[0].value:,}" in lead
+
+
+@pytest.mark.parametrize("question, units", [("What do 4 units of 97110 on the same day pay in 2026?", {"97110": 4}),
+                                             ("97110, 97140 and 97530 on the same day in 2026: what is paid?",
+                                              {"97110": 1, "97140": 1, "97530": 1})])
+def test_therapy_units_on_one_day_take_the_practice_expense_reduction(backends, question, units):
+    """Indicator 5: the unit with the highest PE in full, 50% of the PE of each other unit."""
+    prepared = prepare(question, backends, today=TODAY)
+    (figure,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    each = [_rows_of(prepared, code) for code, n in units.items() for _ in range(n)]
+    each.sort(key=lambda r: -r.pe_nonfac_rvu)
+    expected = each[0].payment_nonfac + sum(payment(r.total_nonfac - r.pe_nonfac_rvu / 2, r.cf) for r in each[1:])
+    assert figure.value == expected < sum(r.payment_nonfac for r in each)
+    assert figure.label in said(prepared)
+
+
+def test_office_visits_on_one_day_are_not_reduced(backends):
+    prepared = prepare("What do 99213 and 99214 pay on the same day in 2026?", backends, today=TODAY)
+    assert prepared.plan.same_session and not [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
+
+
+@pytest.mark.parametrize("question", ["An NP bills 20 99213s a day for 250 days in 2026; what does that bring in?",
+                                      "What would a nurse practitioner earn from 1,000 99214 visits in 2026?"])
+def test_a_practitioners_share_applies_to_a_volume(backends, question):
+    """Each service paid at 85%, rounded per claim line, times the services."""
+    prepared = prepare(question, backends, today=TODAY)
+    shared = [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]
+    volumes = {f.setting: f for f in prepared.figures if f.kind is FigureKind.VOLUME}
+    assert shared and prepared.figures[0].kind is FigureKind.PRACTITIONER
+    for figure in shared:
+        volume = volumes[figure.setting]
+        assert figure.counts == volume.counts and figure.inputs[0] == volume.inputs[0]
+        assert figure.value == _cent(volume.inputs[0] * Decimal("0.85")) * volume.counts[0]
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert shared[0].label in lead and "1833(a)(1)(O)" in lead
+
+
+@pytest.mark.parametrize("question, measure, top, count", [
+    ("Which code has the highest work RVU in 2026?", "work_rvu", True, 5),
+    ("What are the top 10 highest-paying codes in 2026?", "payment", True, 10),
+    ("Which procedure pays the least in 2025?", "payment", False, 5),
+    ("Which service has the highest malpractice RVU?", "mp_rvu", True, 5),
+    ("What are the 3 highest paid procedures in a facility in 2024?", "payment", True, 3),
+])
+def test_a_ranking_of_the_whole_fee_schedule_is_computed_from_the_file(backends, question, measure, top, count):
+    """No code named: the year's active base rows ranked by the asked measure in DuckDB, checked here against the
+    same file read another way (every status A base row's value, sorted in Python)."""
+    prepared = prepare(question, backends, today=TODAY)
+    ranking = prepared.ranking
+    assert ranking is not None and len(ranking.codes) == count and ranking.top is top
+    cy = ranking.cy
+    rows = backends.fee_db.execute(
+        "SELECT hcpcs, work_rvu, mp_rvu, total_nonfac, total_fac, nonfac_na, fac_na FROM current_rvu "
+        "WHERE cy = ? AND mod = '' AND status = 'A'", [cy]).fetchall()
+
+    def value(r):
+        nonfac = r[3] if r[5] == "" else None
+        fac = r[4] if r[6] == "" else None
+        if measure == "work_rvu":
+            return r[1]
+        if measure == "mp_rvu":
+            return r[2]
+        if "facility" in question and "non-facility" not in question:
+            return fac
+        both = [v for v in (nonfac, fac) if v is not None]
+        return (max if top else min)(both) if both else None
+    scored = sorted(((value(r), r[0]) for r in rows if value(r) is not None and value(r) > 0),
+                    key=lambda p: ((-p[0] if top else p[0]), p[1]))
+    assert list(ranking.codes) == [code for _, code in scored[:count]]
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} >= set(ranking.codes)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert lead.startswith(f"- Of the active codes in the CY{cy} RVU file") and ranking.codes[0] in lead
+    assert any("No code was named" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question", ["Which CCM code pays the most in 2026?", "What does 99213 pay?",
+                                      "Which codes are telehealth services?"])
+def test_questions_naming_codes_or_not_ranking_are_not_ranked_over_the_file(backends, question):
+    assert prepare(question, backends, today=TODAY).ranking is None
+
+
+@pytest.mark.parametrize("question, top", [("Which pays more in 2026: 20605, 20610 or 20611?", True),
+                                           ("Which is higher in 2026: 99202, 99203 or 99204?", True),
+                                           ("Which pays less in 2026, 99212, 99213 or 99214?", False)])
+def test_which_of_a_list_pays_more_names_the_highest_not_a_sum_of_two(backends, question, top):
+    """Codes only commas apart are alternatives: no side is billed together, and the answer names the code that pays
+    most (least)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert not prepared.plan.bundles and not [f for f in prepared.figures if " + " in f.codes[0]]
+    rows = [r for r in prepared.rows if r.in_focus and r.cy == 2026 and not r.proposed and not r.locality]
+    best = (max if top else min)(rows, key=lambda r: r.payment_nonfac)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"{best.hcpcs} has the {'highest' if top else 'lowest'} non-facility payment" in lead
+    assert f"${best.payment_nonfac:,}" in lead
+
+
+@pytest.mark.parametrize("question, payer", [("What does 99214 pay under Texas Medicaid?", "Texas Medicaid"),
+                                             ("What do commercial payers pay for 99213?", "commercial payers")])
+def test_another_payers_amount_asked_says_the_fee_schedule_is_not_it(backends, question, payer):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(f"no {payer} payment is loaded" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("What do hospital discharge codes pay in 2026?", {"99238", "99239"}),
+    ("What does hospital discharge day management pay in 2026?", {"99238", "99239"}),
+    ("Is the emergency department family cut in 2026 vs 2025?", {"99281", "99282", "99283", "99284", "99285"}),
+])
+def test_more_visit_families_are_found_by_name(backends, question, codes):
+    prepared = prepare(question, backends, today=TODAY)
+    assert set(prepared.plan.focus_codes) == codes
+
+
+def test_a_change_that_rounds_to_zero_percent_keeps_its_sign(backends):
+    text = said(prepare("Was 99282 cut in 2026?", backends, today=TODAY))
+    change = next(line for line in text.splitlines() if "99282's national facility payment went" in line)
+    assert ("−$" in change) == ("(−" in change)
+
+
+def test_a_code_glued_to_its_system_name_is_read():
+    text, read = spelled_out("how much is cpt99213 for 2026")
+    assert "99213" in detect(text).codes and read == (("cpt99213", "CPT 99213"),)
+
+
+@pytest.mark.parametrize("question, part", [
+    ("What share of 93306's global payment is the professional component in 2026?", "26"),
+    ("What % of 70450 is the TC in 2026?", "TC"),
+    ("Share of 71046 global that is TC, 2025", "TC"),
+])
+def test_the_share_of_the_global_one_component_is_computed(backends, question, part):
+    prepared = prepare(question, backends, today=TODAY)
+    figure = next(f for f in prepared.figures if f.kind is FigureKind.COMPONENTS and f.setting == "non-facility")
+    amount = figure.inputs[0 if part == "26" else 1]
+    assert figure.percent == (amount / figure.inputs[2] * 100).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"is {figure.percent}% of its global amount" in lead and figure.label in lead
+
+
+@pytest.mark.parametrize("question, settings", [
+    ("Which rate does 99214 get when the visit is telehealth to the patient's home in 2026?", {"non-facility"}),
+    ("What does 99213 pay as telehealth from a clinic in 2026?", {"facility"}),
+    ("Facility or non-facility rate for 99213 via telehealth, 2026?", {"facility", "non-facility"}),
+    ("What did 99213 pay as telehealth in 2023?", {"facility", "non-facility"}),      # before CY 2024: not by POS
+])
+def test_telehealth_is_paid_at_the_rate_of_its_place_of_service(backends, question, settings):
+    prepared = prepare(question, backends, today=TODAY)
+    shown = {"non-facility"} if prepared.plan.setting.name == "NON_FACILITY" else \
+        {"facility"} if prepared.plan.setting.name == "FACILITY" else {"facility", "non-facility"}
+    assert shown == settings
+    note = next(w.message for w in prepared.warnings if "88 FR 78818" in w.message)
+    assert ("modifier 95" in note) == ("2023" in question)

@@ -1,0 +1,143 @@
+"""Rankings over a whole year's fee schedule: "Which code has the highest work RVU in 2026?", "What are the top 10
+highest-paying codes?". No code is named, so code decides which codes answer: the year's RVU file (the newest release
+of that CY in DuckDB), active codes (status A) on their base rows, ordered by the measure asked. The ranked codes are
+then valued and answered like codes the question named, and the answer says they came from a ranking of the file."""
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import duckdb
+
+from carenav_core.chat.events import WarningEvent, WarningKind
+from carenav_core.chat.plan import COUNT_WORDS, QuestionPlan, Setting
+from carenav_core.codes.detect import Detection
+from carenav_core.errors import NotBuiltError
+from carenav_core.pfs.rows import ValuationRow
+
+log = logging.getLogger(__name__)
+
+_NOUN = r"(?:codes?|services?|procedures?|HCPCS(?: codes?)?|CPT(?: codes?)?|surger(?:y|ies))"
+_MOST = r"(?:highest|most|largest|biggest|greatest|top|best[- ]paid|most expensive)"
+_LEAST = r"(?:lowest|least|smallest|cheapest|least expensive)"
+# "which code has the highest work RVU", "what procedures pay the most", "the top 10 codes by payment",
+# "the highest-paying codes in 2026", "the 5 lowest-valued services"
+_ASKS = re.compile(
+    rf"\b(?:which|what)\s+(?:\w+\s+){{0,2}}?{_NOUN}\b.{{0,80}}?\b(?P<dir1>{_MOST}|{_LEAST})\b"
+    rf"|\btop\s+(?P<n1>\d{{1,2}}|{'|'.join(COUNT_WORDS)})?\s*(?:\w+[- ]?){{0,3}}?{_NOUN}\b"
+    rf"|\b(?:the\s+)?(?P<n2>\d{{1,2}}|{'|'.join(COUNT_WORDS)})?\s*(?P<dir2>highest|best|lowest|most|least)[- ]"
+    rf"(?:paying|paid|valued|expensive|priced)\s+{_NOUN}\b",
+    re.IGNORECASE)
+MOST_SHOWN, ONE_SHOWN = 25, 5          # a count asked is capped; "which code" shows the first and four after it
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScheduleRanking:
+    cy: int
+    measure: str             # "work RVU", "non-facility payment", ...
+    top: bool
+    codes: tuple[str, ...]   # in rank order
+    fields: tuple[str, ...]  # per code, the ValuationRow field that ranked it ("payment_nonfac", "work_rvu", ...)
+    of: int                  # how many active codes the ranking ran over
+
+    def detection(self) -> Detection:
+        """The ranked codes as a detection (not written out in the question: answered like a family's members)."""
+        return Detection(codes=tuple(sorted(self.codes)), families=(), explicit=())
+
+    def note(self) -> WarningEvent:
+        first = "highest" if self.top else "lowest"
+        return WarningEvent(kind=WarningKind.READ_AS, message=(
+            f"No code was named: the codes shown are the {len(self.codes)} with the {first} {self.measure} of the "
+            f"{self.of:,} active (status A) codes in the CY{self.cy} RVU file (base rows, no modifiers), ranked by code "
+            f"from the file; {'the first is ' + self.codes[0] if self.codes else 'none'}."))
+
+
+    def sentence(self, rows: Sequence[ValuationRow]) -> str:
+        """'Of the active codes in the CY2026 RVU file, ranked by work RVU, highest first: 39503 106.19, 43116
+        90.67, ... [PFS CY2026 RVU26C].' — each value read from the code's row shown in the table ('' when a row is
+        missing: the table is then the answer)."""
+        said, labels = [], []
+        for code, field in zip(self.codes, self.fields):
+            row = next((r for r in rows if r.hcpcs == code and r.cy == self.cy and not r.mod and not r.locality
+                        and not r.proposed), None)
+            value = getattr(row, field, None) if row is not None else None
+            if value is None:
+                return ""
+            where = {"payment_nonfac": " (non-facility)", "payment_fac": " (facility)",
+                     "pe_nonfac_rvu": " (non-facility)", "pe_fac_rvu": " (facility)",
+                     "total_nonfac": " (non-facility)", "total_fac": " (facility)"}.get(field, "") \
+                if "whichever" in self.measure else ""
+            said.append(f"{code} {'$' + format(value, ',') if field.startswith('payment') else value}{where}")
+            labels.append(row.label)
+        measure = self.measure.split(" (")[0]
+        return (f"Of the active codes in the CY{self.cy} RVU file, ranked by {measure}, "
+                f"{'highest' if self.top else 'lowest'} first: {', '.join(said)} {' '.join(dict.fromkeys(labels))}.")
+
+
+def asks_schedule_ranking(text: str) -> re.Match[str] | None:
+    """The question asks to rank the whole fee schedule (no code or family named).
+
+    >>> bool(asks_schedule_ranking("Which code has the highest work RVU in 2026?"))
+    True
+    >>> bool(asks_schedule_ranking("What are the top 10 highest-paying codes?"))
+    True
+    >>> bool(asks_schedule_ranking("What does 99213 pay?")), bool(asks_schedule_ranking("Which codes are telehealth?"))
+    (False, False)
+    """
+    return _ASKS.search(text)
+
+
+_MEASURES = {"work_rvu": ("work RVU", "work_rvu"), "pe_rvu": ("practice expense RVU", None),
+             "mp_rvu": ("malpractice RVU", "mp_rvu"), "total_rvu": ("total RVUs", None)}
+
+
+def _expression(plan: QuestionPlan, top: bool) -> tuple[str, str, str]:
+    """(what is ranked, SQL expression over current_rvu, SQL expression naming the row field it is read from): a
+    payment is ranked by its total RVUs (one CF per year); a setting whose PE the file marks NA is not paid there."""
+    name, column = _MEASURES.get(plan.measure, ("payment", None))
+    if column:
+        return name, column, f"'{column}'"
+    nonfac, fac = ("pe_nonfac_rvu", "pe_fac_rvu") if plan.measure == "pe_rvu" else ("total_nonfac", "total_fac")
+    named = ("payment_nonfac", "payment_fac") if plan.measure == "payment" else (nonfac, fac)
+    parts = (f"CASE WHEN nonfac_na = '' THEN {nonfac} END", f"CASE WHEN fac_na = '' THEN {fac} END")
+    if plan.setting is Setting.NON_FACILITY:
+        return f"non-facility {name}", parts[0], f"'{named[0]}'"
+    if plan.setting is Setting.FACILITY:
+        return f"facility {name}", parts[1], f"'{named[1]}'"
+    pick, word = ("greatest", "higher") if top else ("least", "lower")
+    compare = ">=" if top else "<="
+    which = (f"CASE WHEN {parts[1]} IS NULL OR ({parts[0]} IS NOT NULL AND {parts[0]} {compare} {parts[1]}) "
+             f"THEN '{named[0]}' ELSE '{named[1]}' END")
+    return f"{name} (non-facility or facility, whichever is {word})", f"{pick}({parts[0]}, {parts[1]})", which
+
+
+def rank_schedule(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan
+                  ) -> ScheduleRanking | None:
+    """The codes a whole-schedule ranking question asks for, or None (not such a question, or no database)."""
+    m = asks_schedule_ranking(text)
+    if m is None or fee_db is None:
+        return None
+    count = m.group("n1") or m.group("n2")
+    top = not re.match(_LEAST, (m.group("dir1") or m.group("dir2") or "top"), re.IGNORECASE)
+    if count:
+        shown = min(int(COUNT_WORDS.get(count.lower(), count)), MOST_SHOWN)
+    else:
+        plural = re.search(rf"\b{_NOUN}\b", m.group(0), re.IGNORECASE)
+        shown = 10 if plural and plural.group(0).lower().endswith(("s", "ies")) else ONE_SHOWN
+    what, expression, which = _expression(plan, top)
+    try:
+        newest = fee_db.execute("SELECT max(cy) FROM current_rvu").fetchone()[0]
+        cy = max((y for y in plan.years if y <= newest), default=newest) if plan.years else newest
+        of = fee_db.execute("SELECT count(*) FROM current_rvu WHERE cy = ? AND mod = '' AND status = 'A'",
+                            [cy]).fetchone()[0]
+        found = fee_db.execute(
+            f"SELECT hcpcs, field FROM (SELECT hcpcs, {expression} AS v, {which} AS field FROM current_rvu "
+            f"WHERE cy = ? AND mod = '' AND status = 'A') WHERE v IS NOT NULL AND v > 0 "
+            f"ORDER BY v {'DESC' if top else 'ASC'}, hcpcs LIMIT ?", [cy, shown]).fetchall()
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no whole-schedule ranking: %s", exc)
+        return None
+    return ScheduleRanking(cy=cy, measure=what, top=top, codes=tuple(c for c, _ in found),
+                           fields=tuple(f for _, f in found), of=of)
