@@ -1014,28 +1014,32 @@ def timeless_codes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[st
 BILATERAL_SHARE = {"1": Decimal("1.5"), "3": Decimal("2"), "0": Decimal("1"), "2": Decimal("1")}
 
 
-def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
-    """"What would a bilateral 27447 pay in 2026?": per asked code whose bilateral surgery indicator was read (`indicators`:
-    chat.indicators.IndicatorFact), its newest final row's amount in each setting asked times the indicator's share."""
+def _indicated_shares(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan, key: str,
+                      share_of, kind: FigureKind, what: str, how) -> list[Figure]:
+    """Per asked code whose `key` indicator (read in `indicators`: chat.indicators.IndicatorFact) gives a share
+    (`share_of(value)`, None for none), its newest final row's amount in each setting asked at that share."""
     figures = []
     for fact in indicators:
         value = fact.meaning.value
-        if fact.meaning.key != "bilat_surg" or value not in BILATERAL_SHARE:
-            continue
+        share = share_of(value) if fact.meaning.key == key else None
         row = next((r for r in rows if r.label == fact.row_label and r.hcpcs == fact.code.split("-")[0] and
-                    not r.locality), None)
+                    not r.locality), None) if share is not None else None
         if row is None:
             continue
-        share = BILATERAL_SHARE[value]
         for setting, field in measured_fields(replace(plan, measure="payment")):
             amount = stated(row, field)
-            if amount is None:
-                continue
-            figures.append(Figure(kind=FigureKind.BILATERAL, label=f"[computed: {_name(row)} bilateral, "
-                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
-                                  inputs=(amount,), value=_cents(amount * share), percent=share * 100,
-                                  how=f"{share * 100:.0f}% modifier 50 indicator {value}"))
+            if amount is not None:
+                figures.append(Figure(kind=kind, label=f"[computed: {_name(row)} {what}, {_short(row.label)}]",
+                                      codes=(_name(row),), rows=(row.label,), setting=setting, inputs=(amount,),
+                                      value=_cents(amount * share), percent=share * 100, how=how(share, value)))
     return figures
+
+
+def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
+    """"What would a bilateral 27447 pay in 2026?": per asked code whose bilateral surgery indicator was read, its
+    newest final row's amount in each setting asked times the indicator's share."""
+    return _indicated_shares(rows, indicators, plan, "bilat_surg", BILATERAL_SHARE.get, FigureKind.BILATERAL,
+                             "bilateral", lambda share, value: f"{share * 100:.0f}% modifier 50 indicator {value}")
 
 
 def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, computed: Sequence[Figure] = ()
@@ -1119,24 +1123,9 @@ def assistant_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
     non_physician = bool(_AS_MODIFIER.search(text)) or (plan.practitioner is not None and
                                                         plan.practitioner[1] == Decimal("0.85"))
     share = ASSISTANT_AS_SHARE if non_physician else ASSISTANT_SHARE
-    figures = []
-    for fact in indicators:
-        value = fact.meaning.value
-        if fact.meaning.key != "asst_surg" or value not in ("0", "2"):
-            continue
-        row = next((r for r in rows if r.label == fact.row_label and r.hcpcs == fact.code.split("-")[0] and
-                    not r.locality), None)
-        if row is None:
-            continue
-        for setting, field in measured_fields(replace(plan, measure="payment")):
-            amount = stated(row, field)
-            if amount is None:
-                continue
-            figures.append(Figure(kind=FigureKind.ASSISTANT, label=f"[computed: {_name(row)} assistant at surgery, "
-                                  f"{_short(row.label)}]", codes=(_name(row),), rows=(row.label,), setting=setting,
-                                  inputs=(amount,), value=_cents(amount * share), percent=share * 100,
-                                  how=f"{'AS' if non_physician else '80'} indicator {value}"))
-    return figures
+    return _indicated_shares(rows, indicators, plan, "asst_surg", lambda value: share if value in ("0", "2") else None,
+                             FigureKind.ASSISTANT, "assistant at surgery",
+                             lambda _, value: f"{'AS' if non_physician else '80'} indicator {value}")
 
 
 # The multiple-procedure rule by the MULT PROC indicator (Medicare Claims Processing Manual ch.12 §40.6; the same
