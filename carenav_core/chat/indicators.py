@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from decimal import Decimal
 
 import duckdb
 
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import QuestionPlan
 from carenav_core.errors import NotBuiltError
-from carenav_core.pfs.indicators import IndicatorMeaning, indicator_values, load_indicators
+from carenav_core.pfs.indicators import IndicatorBook, IndicatorMeaning, indicator_values, load_indicators
 from carenav_core.pfs.rows import ValuationRow
 
 log = logging.getLogger(__name__)
@@ -79,4 +80,28 @@ def indicator_facts(fee_db: duckdb.DuckDBPyConnection | None, rows: tuple[Valuat
         facts += [IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=book.explain(key, found.get(key)),
                                 recalled=book.indicators[key].confirmed == "recalled")
                   for key in plan.indicators if key in book.indicators]
+        if PERIOP in plan.indicators and (split := periop_meaning(book, found)) is not None:
+            facts.append(IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=split))
     return tuple(facts)
+
+
+PERIOP = "periop"      # the PRE OP / INTRA OP / POST OP columns: the global package's split shares
+
+
+def periop_meaning(book: IndicatorBook, found: dict) -> IndicatorMeaning | None:
+    """A row's pre-, intra- and post-operative shares of its global surgical package (the RVU file's PRE OP, INTRA OP
+    and POST OP columns, as the record layout defines them), in words; None when the file has none for the row."""
+    try:
+        shares = [Decimal(found.get(k) or "") for k in ("pre_op", "intra_op", "post_op")]
+    except ArithmeticError:
+        return None
+    if not any(shares):
+        value, meaning = "0% / 0% / 0%", "The global surgical package is not split for this code (no pre-, intra- " \
+            "or post-operative share in the file)."
+    else:
+        value = " / ".join(f"{(s * 100).normalize():f}%" for s in shares)
+        meaning = ("The shares of the global surgical package for the care before the procedure, the procedure "
+                   "itself and the care after it; when that care is split between practitioners (modifiers 56, 54 and "
+                   "55) each is paid its share of the global amount.")
+    return IndicatorMeaning(key=PERIOP, label="Pre-, intra- and post-operative shares", value=value, meaning=meaning,
+                            citation=book.layout.title, href=book.layout.href)

@@ -44,7 +44,7 @@ from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, N
                                             data_notes)
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
-from carenav_core.codes.detect import spelled_out
+from carenav_core.codes.detect import range_candidates, spelled_out
 from carenav_core.codes.families import load_families
 from carenav_core.errors import ModelError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
@@ -421,6 +421,20 @@ _SPLIT_CODE = re.compile(r"\b(?:code|CPT|HCPCS)?\s*#?\b(\d{2}|\d{3}|[A-V]\d{1,3}
                          re.IGNORECASE)
 
 
+_BASE_UNITS = re.compile(r"\b(?:anesthesia\s+)?base\s+units?\b|\bASA\s+(?:base\s+)?units?\b", re.IGNORECASE)
+
+
+def _base_units_note(text: str) -> tuple[WarningEvent, ...]:
+    """"How many base units does 01402 have?": anesthesia base units are not in the PFS files the data load (CMS
+    publishes them apart, in its anesthesia base units file), so the count is said to be missing, not guessed."""
+    if not _BASE_UNITS.search(text):
+        return ()
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="Anesthesia base units are not in the loaded files "
+                         "(CMS publishes them in its anesthesia base units file, apart from the PFS RVU files), so "
+                         "none is stated; an anesthesia service is paid (base units + time units) × the anesthesia "
+                         "conversion factor of its locality."),)
+
+
 def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence, gpci: Sequence
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
@@ -647,6 +661,25 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
     return merge(retrieved, code_cited(backends.store, list(detection.codes), CITED_PER_CODE, question=text, skip=shown))
 
 
+def _filled_from_schedule(fee_db, text: str, detection: Detection) -> Detection:
+    """"98000-98007": the codes inside a short written range that the loaded fee schedule holds in any year, added as
+    written out (detect() fills a range only with codes a family lists)."""
+    inside = {c: start for c, start in range_candidates(text).items() if c not in detection.codes}
+    if not inside:
+        return detection
+    try:
+        known = {c for (c,) in fee_db.execute("SELECT DISTINCT hcpcs FROM current_rvu WHERE hcpcs IN "
+                                              "(SELECT unnest($1))", [sorted(inside)]).fetchall()}
+    except duckdb.Error as exc:
+        log.warning("range not filled from the fee schedule: %s", exc)
+        return detection
+    if not known:
+        return detection
+    return dataclasses.replace(detection, codes=tuple(sorted({*detection.codes, *known})),
+                               explicit=tuple(sorted({*detection.explicit, *known})),
+                               filled=tuple(sorted({*detection.filled, *((c, inside[c]) for c in known)})))
+
+
 def prepare(question: str, backends: Backends, valuation: bool = True, today: date | None = None) -> Prepared:
     """Plan, value, compute, retrieve and build the prompt. `valuation=False` switches the code feature (and the
     conversion-factor answer) off;
@@ -658,6 +691,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         warnings += (WarningEvent(kind=WarningKind.READ_AS, message="Read " + ", ".join(
             f"“{written}” as {meant}" for written, meant in read) + "."),) if read else ()
     detection = detect(text) if valuation else NO_DETECTION
+    if detection.codes and backends.fee_db is not None:
+        detection = _filled_from_schedule(backends.fee_db, text, detection)
     plan = plan_question(text, detection, today)
     ranked = None
     if valuation and not detection.codes and \
@@ -701,7 +736,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         if valuation and plan.cf_change is None and plan.cf_year is None \
         else ((), (), (), ())
     warnings += noted + _other_payer_note(text, rows, factors) + \
-        _no_code_note(text, detection, factors, anesthesia, gpci)
+        _no_code_note(text, detection, factors, anesthesia, gpci) + _base_units_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     if multiple := multiple_figures(rows, indicators, plan):
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
@@ -732,7 +767,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,
                     indicators=indicators, ranking=ranked if ranked is not None and ranked.codes else None,
                     warnings=warnings + problems + store_warnings + indexing + weak
-                    + other_rules_note(text, plan, sources) + _pos_note(text, rows))
+                    + other_rules_note(text, plan, sources, data=bool(factors or anesthesia or gpci))
+                    + _pos_note(text, rows))
 
 
 # A question about what CMS decided or proposed (a rule's own text answers it)
@@ -746,14 +782,17 @@ _RULE_KINDS = ((re.compile(r"\b(?:proposed rule|NPRM|proposal)\b", re.IGNORECASE
                (re.compile(r"\bcorrect(?:ion|ing)\b", re.IGNORECASE), "correction"))
 
 
-def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source]) -> tuple[WarningEvent, ...]:
+def other_rules_note(text: str, plan: QuestionPlan, sources: Sequence[Source], data: bool = False
+                     ) -> tuple[WarningEvent, ...]:
     """A question about a named year's rule ("the CY 2026 rule", "the CY 2025 proposed rule") whose retrieved
     excerpts all come from other rules says so, so an excerpt of the CY 2024 rule (or the final rule's account of
     a proposal) is not read as the asked rule's own text (the corpus may not hold that rule)."""
     rules = [s for s in sources if s.kind not in NOT_RULE_TEXT]
-    why = bool(WHY.search(text)) and not ASKS_RULE.search(text) and bool(plan.focus_codes)
-    # "What did CMS finalize about virtual direct supervision for 2026?": a decision of that year's rule is asked
-    decided = bool(_DECIDED.search(text)) and not plan.focus_codes
+    # "Why did 99223 drop in 2023?", "Why did the conversion factor drop in 2021?": that year's rule gives the reasons
+    why = bool(WHY.search(text)) and not ASKS_RULE.search(text) and bool(plan.focus_codes or asks_conversion_factor(text))
+    # "What did CMS finalize about virtual direct supervision for 2026?", "What is the efficiency adjustment in 2026?":
+    # a question the rule text answers (no code, no table of the data) asks about that year's rule
+    decided = not plan.focus_codes and (bool(_DECIDED.search(text)) or not data)
     if not plan.years or not (ASKS_RULE.search(text) or why or decided):
         return ()
     # "Why did 99214's facility PE drop in 2026?": CMS gives its reasons for a year's values in that year's rule

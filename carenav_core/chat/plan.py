@@ -1095,9 +1095,14 @@ _INDICATORS = (
     ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
     ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
     ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase endoscop\w*", re.IGNORECASE)),
-    ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic",
-                             re.IGNORECASE)),
-    ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)))
+    ("phys_supv", re.compile(r"\bsupervision (?:indicator|level|code)s?\b|\bphysician supervision of diagnostic"
+                             r"|\b(?:level|type|kind) of physician supervision\b|\bphysician supervision (?:level|"
+                             r"requirement)s?\b", re.IGNORECASE)),
+    ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)),
+    # the global package's split: "pre-op, intra-op and post-op percentages", "what the global includes", modifier 54
+    ("periop", re.compile(r"\bintra-?\s?op\w*|\b(?:pre|post)-?\s?op\w*\b.{0,40}\b(?:shares?|percent\w*|%|portions?|"
+                          r"splits?)\b|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
+                          r"\bmodifiers?\s*-?\s*5[456]\b", re.IGNORECASE)))
 
 
 def asked_indicators(text: str) -> tuple[str, ...]:

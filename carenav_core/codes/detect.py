@@ -44,6 +44,23 @@ RANGE_MAX = 10
 FAMILY_RANGE_MAX = 100
 
 
+def range_candidates(text: str) -> dict[str, str]:
+    """Each code strictly inside a short range the text writes ("98000-98007"), with the range's first code, whether or
+    not a family lists it; the caller keeps those the fee schedule knows (detect() fills only registered members).
+
+    >>> sorted(range_candidates("What do 98000-98003 pay?").items())
+    [('98001', '98000'), ('98002', '98000')]
+    """
+    cleaned = _NOT_CODES.sub(lambda m: " " * len(m.group(0)), text)
+    found = list(_CODE.finditer(cleaned))
+    inside = {}
+    for first, last in zip(found, found[1:]):
+        if _BETWEEN.fullmatch(text, first.end(), last.start()):
+            start, end = first.group(1).upper(), last.group(1).upper()
+            inside.update((c, start) for c in _range(start, end) if c not in (start, end))
+    return inside
+
+
 def _range(first: str, last: str, limit: int = RANGE_MAX) -> list[str]:
     """The codes strictly between `first` and `last` when they bound a short range (under `limit`) of one shape."""
     def shape(code: str) -> tuple[str, int, str] | None:

@@ -255,6 +255,13 @@ def test_a_question_about_a_years_rule_says_when_no_excerpt_is_from_that_rule():
     assert "CY 2026 rule" in warning.message
     assert not note("What did CMS finalize about virtual direct supervision for 2026?", [cy2024.replace("2024", "2026")])
     assert not note("What does CMS say about consent?", [cy2024])             # no year named
+    # a rule-text question naming a year, no code and no data table: that year's rule is asked
+    (warning,) = note("What is the efficiency adjustment in 2026?", [cy2024])
+    assert "CY 2026 rule" in warning.message
+    (warning,) = note("Why did the conversion factor drop in 2021?", [cy2024])
+    assert "CY 2021 rule, where CMS gives its reasons" in warning.message
+    plan = plan_question("What is the CY 2026 conversion factor?", detect(""), date(2026, 12, 1))
+    assert not other_rules_note("What is the CY 2026 conversion factor?", plan, [EXCERPT], data=True)
 
 
 @pytest.mark.parametrize("question", ["What does 71046-26 pay in 2026?", "What is the professional component of "

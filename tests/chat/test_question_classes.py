@@ -1683,3 +1683,35 @@ def test_telehealth_is_paid_at_the_rate_of_its_place_of_service(backends, questi
     assert shown == settings
     note = next(w.message for w in prepared.warnings if "88 FR 78818" in w.message)
     assert ("modifier 95" in note) == ("2023" in question)
+
+
+@pytest.mark.parametrize("question, code", [("pre-op, intra-op and post-op percentages for 66984 in 2026", "66984"),
+                                            ("Global period for 27447 and what's included", "27447"),
+                                            ("What does 27447 pay with modifier 54 in 2026?", "27447")])
+def test_the_global_packages_split_shares_are_read_from_the_file(backends, question, code):
+    prepared = prepare(question, backends, today=TODAY)
+    fact = next(f for f in prepared.indicators if f.meaning.key == "periop" and f.code == code)
+    found = backends.fee_db.execute("SELECT pre_op, intra_op, post_op FROM pfs_indicators WHERE cy = ? AND hcpcs = ? "
+                                    "AND mod = ''", [fact.cy, code]).fetchone()
+    assert fact.meaning.value == " / ".join(f"{(Decimal(v) * 100).normalize():f}%" for v in found)
+    assert fact.sentence() in said(prepared)
+
+
+def test_a_level_of_physician_supervision_asked_is_the_files_indicator(backends):
+    prepared = prepare("What level of physician supervision does 70450-TC require?", backends, today=TODAY)
+    assert [f.code for f in prepared.indicators if f.meaning.key == "phys_supv"] == ["70450-TC"]
+    assert plan("What supervision does APCM require?").indicators == ()
+
+
+def test_a_written_range_is_filled_with_the_codes_the_fee_schedule_holds(backends):
+    """98001-98006 are in no family: the loaded files decide (every code between that any loaded year holds)."""
+    prepared = prepare("What do the new 2025 audio-video telehealth codes 98000-98007 pay?", backends, today=TODAY)
+    held = {c for (c,) in backends.fee_db.execute("SELECT DISTINCT hcpcs FROM current_rvu WHERE hcpcs BETWEEN "
+                                                   "'98000' AND '98007'").fetchall()}
+    assert len(held) == 8 and set(prepared.plan.focus_codes) == held
+
+
+def test_anesthesia_base_units_asked_are_said_to_be_missing(backends):
+    prepared = prepare("How many base units does anesthesia code 01402 have?", backends, today=TODAY)
+    assert any(w.kind is WarningKind.NOT_IN_DATA and "base units are not in the loaded files" in w.message
+               for w in prepared.warnings)
