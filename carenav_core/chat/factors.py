@@ -54,7 +54,7 @@ def asks_conversion_factor(text: str, codes: bool = False) -> bool:
 # 99213", "what Medicare Advantage plans pay for 99490"); shared-savings programs pay no amount per code.
 OTHER_PAYERS = re.compile(OTHER_SYSTEMS.pattern.replace(r"ACOs?|Shared Savings|", "") +
                           r"|\bMedicare Advantage\b|\bMA plans?\b|\bPart [CD]\b|\bDRGs?\b|\bMS-DRG\b"
-                          r"|\b(?:[A-Z][a-z]+\s+)?Medicaid\b|\bMedi-Cal\b|\bTRICARE\b|\bworkers'?\s*comp\w*"
+                          r"|\b(?-i:[A-Z][a-z]+\s+)?Medicaid\b|\bMedi-Cal\b|\bTRICARE\b|\bworkers'?\s*comp\w*"
                           r"|\b(?:commercial|private)\s+(?:insurance|insurers?|payers?|plans?)\b",
                           re.IGNORECASE)
 

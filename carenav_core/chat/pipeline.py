@@ -33,11 +33,11 @@ from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_
                                       locality_extremes, multiple_figures, nonpar_figures, practitioner_figures,
                                       timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts
-from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_pos, listed,
-                                    narrowed_by_descriptor, plan_question)
+from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_indicators, asked_pos,
+                                    listed, narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
-from carenav_core.chat.schedule_rank import rank_schedule
+from carenav_core.chat.schedule_rank import rank_schedule, status_examples
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
@@ -696,7 +696,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     plan = plan_question(text, detection, today)
     ranked = None
     if valuation and not detection.codes and \
-            (ranked := rank_schedule(backends.fee_db, text, plan)) is not None and ranked.codes:
+            (ranked := rank_schedule(backends.fee_db, text, plan) or status_examples(backends.fee_db, text, plan))\
+            is not None and ranked.codes:
         # "Which code has the highest work RVU in 2026?": the file's ranking decides the codes, answered as asked
         detection = ranked.detection()
         plan = plan_question(text, detection, today)
@@ -713,6 +714,9 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         plan = dataclasses.replace(plan, years=(newest - 1, newest))
     plan = narrowed_by_descriptor(plan, {r.hcpcs: r.description for r in rows}, text)
     rows = mark_focus(rows, plan)
+    if ranked is not None and ranked.codes:     # a ranking of the file: its rows in rank order (stable otherwise)
+        order = {code: i for i, code in enumerate(ranked.codes)}
+        rows = type(rows)(sorted(rows, key=lambda r: order.get(r.hcpcs, len(order))))
     plan, noted = _proposed_year(rows, plan)
     warnings += noted
     warnings += missing_years_note(rows, plan, _newest_final(backends) if rows else 0) + \
@@ -738,7 +742,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     warnings += noted + _other_payer_note(text, rows, factors) + \
         _no_code_note(text, detection, factors, anesthesia, gpci) + _base_units_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
-    if multiple := multiple_figures(rows, indicators, plan):
+    multiple = multiple_figures(rows, indicators, plan)
+    if plan.same_session and not multiple and "mult_proc" not in asked_indicators(text):
+        # "G2211 with 99213 on the same day": no reduction applies, and the indicator was not asked: not stated
+        indicators = tuple(f for f in indicators if f.meaning.key != "mult_proc")
+    if multiple:
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (

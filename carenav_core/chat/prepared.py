@@ -8,7 +8,7 @@ from carenav_core.chat.factors import checked_facts
 from carenav_core.chat.figures import Figure
 from carenav_core.chat.indicators import IndicatorFact
 from carenav_core.chat.plan import QuestionPlan
-from carenav_core.chat.schedule_rank import ScheduleRanking
+from carenav_core.chat.schedule_rank import ScheduleRanking, StatusExamples
 from carenav_core.codes import Detection
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow
 from carenav_core.pfs.rows import ValuationRow
@@ -32,7 +32,8 @@ class Prepared:
     anesthesia: tuple[AnesthesiaRow, ...] = ()   # anesthesia CFs by locality, when the question asks for them
     gpci: tuple[GpciRow, ...] = ()       # GPCIs by locality, when the question asks for them
     indicators: tuple[IndicatorFact, ...] = ()   # payment policy indicators of the asked codes, when asked
-    ranking: ScheduleRanking | None = None      # "which code has the highest work RVU": the file's ranking
+    ranking: ScheduleRanking | StatusExamples | None = None    # "which code has the highest work RVU": the file's
+    # ranking; "what does status R mean": its meaning and example codes
 
     @property
     def checked(self) -> tuple:

@@ -15,7 +15,7 @@ from carenav_core.chat.events import WarningEvent, WarningKind
 from carenav_core.chat.plan import COUNT_WORDS, QuestionPlan, Setting
 from carenav_core.codes.detect import Detection
 from carenav_core.errors import NotBuiltError
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import STATUS_MEANINGS, ValuationRow
 
 log = logging.getLogger(__name__)
 
@@ -141,3 +141,63 @@ def rank_schedule(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
         return None
     return ScheduleRanking(cy=cy, measure=what, top=top, codes=tuple(c for c, _ in found),
                            fields=tuple(f for _, f in found), of=of)
+
+
+# "What does status R mean?", "what is status code I", "give an example of a status B code"
+_STATUS = re.compile(r"\bstatus(?:\s+(?:indicator|code))?\s+(?:of\s+)?[\"'“]?(?P<s>(?-i:[A-Z]))\b(?![-/])", re.IGNORECASE)
+EXAMPLES = 5
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusExamples:
+    """A status code asked about with no code named: what the RVU file's record layout says it means, and the first
+    codes that carry it in the newest (or asked) year's file, valued as examples."""
+    cy: int
+    status: str
+    codes: tuple[str, ...]
+    of: int                  # how many base rows of that year carry the status
+
+    def detection(self) -> Detection:
+        return Detection(codes=tuple(sorted(self.codes)), families=(), explicit=())
+
+    def note(self) -> WarningEvent:
+        return WarningEvent(kind=WarningKind.READ_AS, message=(
+            f"No code was named: the codes shown are examples, the first {len(self.codes)} (by code) of the "
+            f"{self.of:,} base rows with status {self.status} in the CY{self.cy} RVU file."))
+
+    def sentence(self, rows: Sequence[ValuationRow]) -> str:
+        """'In the CY2026 RVU file, status R means restricted coverage; codes with it include 11055, ... [label].'"""
+        shown = [r for r in rows if r.hcpcs in self.codes and r.cy == self.cy and not r.mod and not r.proposed
+                 and not r.locality and r.status == self.status]
+        if not shown:
+            return ""
+        meaning = STATUS_MEANINGS[self.status]
+        meaning = meaning[:1].lower() + meaning[1:]
+        labels = " ".join(dict.fromkeys(r.label for r in shown))
+        return (f"In the CY{self.cy} RVU file, status {self.status} means {meaning} (the RVU file record layout); "
+                f"codes with it include {', '.join(r.hcpcs for r in shown)} {labels}.")
+
+
+def status_examples(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> StatusExamples | None:
+    """The status a question asks about with no code named, with example codes of the year; None otherwise.
+
+    >>> _STATUS.search("What does status indicator R mean?").group("s")
+    'R'
+    >>> _STATUS.search("What is the status of a deleted code?") is None
+    True
+    """
+    m = _STATUS.search(text)
+    status = m.group("s").upper() if m else ""
+    if status not in STATUS_MEANINGS or fee_db is None:
+        return None
+    try:
+        newest = fee_db.execute("SELECT max(cy) FROM current_rvu").fetchone()[0]
+        cy = max((y for y in plan.years if y <= newest), default=newest) if plan.years else newest
+        of = fee_db.execute("SELECT count(*) FROM current_rvu WHERE cy = ? AND mod = '' AND status = ?",
+                            [cy, status]).fetchone()[0]
+        found = fee_db.execute("SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '' AND status = ? ORDER BY hcpcs "
+                               "LIMIT ?", [cy, status, EXAMPLES]).fetchall()
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no status examples: %s", exc)
+        return None
+    return StatusExamples(cy=cy, status=status, codes=tuple(c for (c,) in found), of=of)

@@ -1715,3 +1715,29 @@ def test_anesthesia_base_units_asked_are_said_to_be_missing(backends):
     prepared = prepare("How many base units does anesthesia code 01402 have?", backends, today=TODAY)
     assert any(w.kind is WarningKind.NOT_IN_DATA and "base units are not in the loaded files" in w.message
                for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question, status, year", [("What does status indicator R mean, and give an example code",
+                                                     "R", 2026),
+                                                    ("What does status B mean in 2024?", "B", 2024)])
+def test_a_status_asked_with_no_code_is_explained_with_example_codes(backends, question, status, year):
+    prepared = prepare(question, backends, today=TODAY)
+    examples = prepared.ranking
+    assert examples is not None and examples.status == status and examples.cy == year and examples.codes
+    held = [c for (c,) in backends.fee_db.execute("SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '' AND "
+                                                  "status = ? ORDER BY hcpcs LIMIT 5", [year, status]).fetchall()]
+    assert list(examples.codes) == held
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert lead.startswith(f"- In the CY{year} RVU file, status {status} means") and held[0] in lead
+
+
+def test_codes_on_one_day_that_no_rule_reduces_are_totalled_without_the_unasked_indicator(backends):
+    prepared = prepare("What do G2211 and 99213 pay together on the same day in 2026?", backends, today=TODAY)
+    assert not [f for f in prepared.indicators if f.meaning.key == "mult_proc"]
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert lead.startswith("- Billed together, G2211 and 99213 pay")
+
+
+def test_the_payer_named_is_the_payer_not_the_word_before_it(backends):
+    prepared = prepare("What does 99214 pay if paid by Medicaid?", backends, today=TODAY)
+    assert any("no Medicaid payment is loaded" in w.message for w in prepared.warnings)
