@@ -524,6 +524,26 @@ def _assistant_sentence(figure: Figure) -> str:
             f"{_money(figure.value)}, under its assistant-at-surgery indicator {indicator}{proviso} {figure.label}.")
 
 
+def _sequestration_sentence(figure: Figure) -> str:
+    """'In CY2026, with the 2% sequestration reduction (on claims from July 1, 2022; Budget Control Act of 2011, as
+    extended), Medicare's 80% of 99214's national non-facility payment, $108.49, becomes $106.32 [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}with the 2% sequestration reduction (in force on claims "
+            f"from July 1, 2022; Budget Control Act of 2011, as extended), Medicare's 80% of {figure.codes[0]}'s "
+            f"{_payment_words(figure)}, {_money(figure.inputs[0])}, becomes {_money(figure.value)} {figure.label}.")
+
+
+def _co_surgery_sentence(figure: Figure) -> str:
+    """'Billed by two co-surgeons (modifier 62) in CY2026, 22612's national facility payment of $1,600.00 is paid at
+    62.5% to each: $1,000.00, under its co-surgery indicator 2 [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    indicator = figure.how.split()[-1]
+    proviso = " (with supporting documentation)" if indicator == "1" else ""
+    return (f"Billed by two co-surgeons (modifier 62){' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+            f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent.normalize():f}% to "
+            f"each{proviso}: {_money(figure.value)}, under its co-surgery indicator {indicator} {figure.label}.")
+
+
 _YES_NO = re.compile(r"\s*(?:can|may|could|is|are|will|would)\b", re.IGNORECASE)
 _MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+) (\S+) ind (\S+)$")
 
@@ -566,7 +586,8 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
          FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
          FigureKind.NONPAR: _nonpar_sentence, FigureKind.LIMITING: _limiting_sentence,
-         FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence}
+         FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence,
+         FigureKind.CO_SURGERY: _co_surgery_sentence, FigureKind.SEQUESTRATION: _sequestration_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:
@@ -710,7 +731,7 @@ _SUPERLATIVE = re.compile(
 
 _WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECASE)
 _WHICH_MORE = re.compile(r"\bwhich\b.{0,40}?\b(?:(?:pays?|is|are|gets?|has|have)\s+)?(?:(?P<more>more|higher|greater|"
-                         r"bigger|larger|better)|(?P<less>less|lower|smaller|cheaper))\b(?!\s+than)", re.IGNORECASE)
+                         r"bigger|larger|better|best)|(?P<less>less|lower|smaller|cheaper))\b(?!\s+than)", re.IGNORECASE)
 
 
 # "What are the top 3 highest paid CCM codes?", "Rank the BHI codes by 2026 payment"
@@ -746,6 +767,42 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
         out = f" ({listed([_code(r, False) for r in left])} left out: {left_out_reason(left, field)})" if left else ""
         said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}{out}.")
     return said
+
+
+_BY_CHANGE = re.compile(r"\b(?:rank|order|sort)\w*\b.{0,80}?\bby\s+(?:the\s+|their\s+|its\s+)?(?:(?:percent(?:age)?|%|dollar)"
+                        r"\s+)?(?P<what>change|increase|decrease|growth|cut|drop|decline|rise)", re.IGNORECASE)
+
+
+def change_ranking_sentences(figures: Sequence[Figure], question: str) -> list[str]:
+    """"Rank 99221, 99222 and 99223 by percent change since 2022": per setting, each code's change over the widest span
+    computed (national, final), ordered by its percent (a decrease asked: most negative first), each with its label."""
+    m = _BY_CHANGE.search(question)
+    if not m:
+        return []
+    down = m.group("what").lower() in ("decrease", "cut", "drop", "decline")
+    widest: dict[tuple[str, str], Figure] = {}
+    for f in figures:
+        years = [int(y) for y in re.findall(r"CY(\d{4})", f.label)]
+        if f.kind is not FigureKind.CHANGE or f.place or "NPRM" in f.label or len(years) != 2 or f.percent is None:
+            continue
+        key = (f.codes[0], f.setting)
+        if key not in widest or years[1] - years[0] > _span(widest[key]):
+            widest[key] = f
+    said = []
+    for setting in dict.fromkeys(s for _, s in widest):
+        ranked = sorted((f for (_, s), f in widest.items() if s == setting), key=lambda f: f.percent, reverse=not down)
+        if len(ranked) < 2:
+            continue
+        years = re.findall(r"CY(\d{4})", ranked[0].label)
+        listed_ = ", ".join(f"{f.codes[0]} {_signed(f, f.value, f.percent)} {f.label}" for f in ranked)
+        said.append(f"Ranked by percent change of the {_payment_words(ranked[0])} from CY{years[0]} to CY{years[1]}, "
+                    f"{'lowest' if down else 'highest'} first: {listed_}.")
+    return said
+
+
+def _span(figure: Figure) -> int:
+    years = [int(y) for y in re.findall(r"CY(\d{4})", figure.label)]
+    return years[1] - years[0] if len(years) == 2 else 0
 
 
 _DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")
@@ -1305,7 +1362,7 @@ class DeterministicWriter:
         # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it
         # and so for a payment the indicator decides ("27447 bilateral", "11042 + 17000 on one day"): the amount first
         priced_by = {FigureKind.COMPONENTS: "pctc", FigureKind.MULTIPLE: "mult_proc", FigureKind.BILATERAL: "bilat_surg",
-                     FigureKind.ASSISTANT: "asst_surg"}
+                     FigureKind.ASSISTANT: "asst_surg", FigureKind.CO_SURGERY: "co_surg"}
         decided = {priced_by[g.kind] for g in prepared.figures if g.kind in priced_by} \
             if not _YES_NO.match(prepared.question) else {"pctc"}       # "Can an assistant be paid?": the rule first
         late = [f for f in prepared.indicators if f.meaning.key in decided and
@@ -1351,7 +1408,10 @@ class DeterministicWriter:
         addons = family_addons(rows, plan)      # "which office visit code rose most": G2211 is no visit
         ranked = [r for r in rows if r.hcpcs not in addons]
         whole = prepared.ranking.sentence(rows) if prepared.ranking is not None else ""
-        yield from ("- " + s for s in [whole] if s)    # "which code has the highest work RVU": the file's ranking
+        by_change = change_ranking_sentences(prepared.figures, prepared.question)
+        yield from ("- " + s for s in by_change)     # "rank 99221-99223 by percent change since 2022"
+        whole = whole or (" " if by_change else "")
+        yield from ("- " + s for s in [whole] if s.strip())    # "which code has the highest work RVU": the ranking
         if not whole:
             yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
                         extreme_sentences(ranked, plan, prepared.question))

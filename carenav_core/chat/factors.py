@@ -55,7 +55,10 @@ def asks_conversion_factor(text: str, codes: bool = False) -> bool:
 OTHER_PAYERS = re.compile(OTHER_SYSTEMS.pattern.replace(r"ACOs?|Shared Savings|", "") +
                           r"|\bMedicare Advantage\b|\bMA plans?\b|\bPart [CD]\b|\bDRGs?\b|\bMS-DRG\b"
                           r"|\b(?-i:[A-Z][a-z]+\s+)?Medicaid\b|\bMedi-Cal\b|\bTRICARE\b|\bworkers'?\s*comp\w*"
-                          r"|\b(?:commercial|private)\s+(?:insurance|insurers?|payers?|plans?)\b",
+                          r"|\b(?:commercial|private)\s+(?:insurance|insurers?|payers?|plans?)\b"
+                          r"|\bBlue\s+Cross(?:\s+Blue\s+Shield)?\b|\bBCBS\b|\bAetna\b|\bCigna\b|\bHumana\b"
+                          r"|\bUnited\s?Health\s?care\b|\bUHC\b|\bAnthem\b|\bKaiser\b|\bthe VA\b"
+                          r"|\bVeterans\s+(?:Affairs|Health Administration)\b|\bVHA\b|\bCHAMPVA\b",
                           re.IGNORECASE)
 
 

@@ -44,6 +44,8 @@ class FigureKind(StrEnum):
     LIMITING = "limiting charge"   # the most a non-participating physician may charge: 115% of the 95%
     ASSISTANT = "assistant"        # one row's amount paid to an assistant at surgery (16%; 13.6% for modifier AS)
     MULTIPLE = "multiple procedure"   # procedures (units) on one day after the multiple-procedure reduction
+    CO_SURGERY = "co-surgery"      # one row's amount paid to each of two co-surgeons (62.5%, modifier 62)
+    SEQUESTRATION = "sequestration"    # Medicare's 80% less the 2% sequestration reduction
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +137,10 @@ class Figure:
                 FigureKind.LIMITING: "limiting charge most may charge bill the patient non-participating physician "
                                      "of that amount fee schedule Social Security Act section assignment accept claim "
                                      "on it does not",
+                FigureKind.SEQUESTRATION: "with the sequestration reduction Medicare's 80% of payment becomes in force "
+                                          "on claims from July 1 since Budget Control Act of 2011 as extended after",
+                FigureKind.CO_SURGERY: "co-surgeon co-surgeons co-surgery each of two surgeons modifier paid at of "
+                                       "its indicator fee documentation with supporting",
                 FigureKind.MULTIPLE: "billed on one day same session together multiple-procedure multiple procedure "
                                      "rule reduction indicator highest-paid procedure each other at of add up to "
                                      "against without it unit units practice expense therapy full in paid pay",
@@ -929,6 +935,26 @@ def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
     return figures
 
 
+SEQUESTRATION_SHARE = Decimal("0.98")    # 2% off Medicare's payment on claims from 2022-07-01 (Budget Control Act of 2011)
+SEQUESTRATION_FULL_FROM = 2023             # the first whole calendar year at 2% since the suspension of 2020-2022
+
+
+def _sequestered(splits: list[Figure]) -> list[Figure]:
+    """"After the 2% sequestration": each Medicare 80% amount of a year with the 2% reduction in force all year, less
+    2% (cents half-up); earlier years are left out (said by the pipeline)."""
+    figures = []
+    for split in splits:
+        year = re.search(r"CY(\d{4})", split.label)
+        if split.kind is not FigureKind.COINSURANCE or not year or int(year.group(1)) < SEQUESTRATION_FULL_FROM:
+            continue
+        figures.append(Figure(kind=FigureKind.SEQUESTRATION, label=split.label.replace("Medicare 80% / patient 20%",
+                                                                                       "Medicare 80% less 2%"),
+                              codes=split.codes, rows=split.rows, setting=split.setting, inputs=(split.value,),
+                              value=_cents(split.value * SEQUESTRATION_SHARE), percent=Decimal(2), place=split.place,
+                              how="2% 2022 2011 80%"))
+    return figures
+
+
 def _coinsurance_changes(splits: list[Figure]) -> list[Figure]:
     """"How much did Medicare's 80% share of 99213 change from 2025 to 2026?": per code, place and setting, Medicare's
     share and the patient's coinsurance of the first asked final year to the last, and each step between."""
@@ -1022,16 +1048,22 @@ def _indicated_shares(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
     for fact in indicators:
         value = fact.meaning.value
         share = share_of(value) if fact.meaning.key == key else None
-        row = next((r for r in rows if r.label == fact.row_label and r.hcpcs == fact.code.split("-")[0] and
-                    not r.locality), None) if share is not None else None
-        if row is None:
+        if share is None:
             continue
-        for setting, field in measured_fields(replace(plan, measure="payment")):
-            amount = stated(row, field)
-            if amount is not None:
-                figures.append(Figure(kind=kind, label=f"[computed: {_name(row)} {what}, {_short(row.label)}]",
-                                      codes=(_name(row),), rows=(row.label,), setting=setting, inputs=(amount,),
-                                      value=_cents(amount * share), percent=share * 100, how=how(share, value)))
+        code, _, mod = fact.code.partition("-")
+        national = [r for r in rows if r.label == fact.row_label and r.hcpcs == code and r.mod == mod
+                    and not r.locality]
+        # a place asked ("in Seattle"): that year's locality rows of the code, else its national row
+        local = [r for r in rows if r.in_focus and r.locality and r.hcpcs == code and r.mod == mod and
+                 r.cy == fact.cy and not r.proposed]
+        for row in local or national[:1]:
+            for setting, field in measured_fields(replace(plan, measure="payment")):
+                amount = stated(row, field)
+                if amount is not None:
+                    figures.append(Figure(kind=kind, label=f"[computed: {_name(row)} {what}, {_short(row.label)}]",
+                                          codes=(_name(row),), rows=(row.label,), setting=setting, inputs=(amount,),
+                                          value=_cents(amount * share), percent=share * 100, how=how(share, value),
+                                          place=row.locality))
     return figures
 
 
@@ -1126,6 +1158,17 @@ def assistant_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
     return _indicated_shares(rows, indicators, plan, "asst_surg", lambda value: share if value in ("0", "2") else None,
                              FigureKind.ASSISTANT, "assistant at surgery",
                              lambda _, value: f"{'AS' if non_physician else '80'} indicator {value}")
+
+
+CO_SURGERY_SHARE = Decimal("0.625")    # Claims Processing Manual ch.12 §40.8, as carenav_core.pfs.pricer applies it
+
+
+def co_surgery_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
+    """"What does each co-surgeon get for 22612?": per asked code whose co-surgery indicator (read in `indicators`)
+    permits co-surgeons (1 with documentation, 2), its newest final row's amount in each setting asked at 62.5%."""
+    return _indicated_shares(rows, indicators, plan, "co_surg",
+                             lambda value: CO_SURGERY_SHARE if value in ("1", "2") else None, FigureKind.CO_SURGERY,
+                             "each co-surgeon", lambda _, value: f"62 indicator {value}")
 
 
 # The multiple-procedure rule by the MULT PROC indicator (Medicare Claims Processing Manual ch.12 §40.6; the same
@@ -1239,7 +1282,7 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         splits = _coinsurance(rows, plan)
         changes = _coinsurance_changes(splits) if Intent.TREND in plan.intents else []
         changes.sort(key=lambda f: ("patient" in f.codes[0]) != plan.patient_share)    # the share asked first
-        what_if = changes + splits + what_if
+        what_if = changes + (_sequestered(splits) if plan.sequestration else []) + splits + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
         what_if = _rates(rows, plan) + what_if
     if plan.setting_gap:

@@ -58,8 +58,11 @@ def indicator_facts(fee_db: duckdb.DuckDBPyConnection | None, rows: tuple[Valuat
     if not plan.indicators or fee_db is None:
         return ()
     newest: dict[tuple[str, str], ValuationRow] = {}
+    # the national rows of the years in focus (a place asked puts its locality rows in focus, not these)
+    years = {r.cy for r in rows if r.in_focus and not r.proposed}
     for row in rows:
-        if row.in_focus and not row.proposed and not row.locality and (not plan.modifier or row.mod == plan.modifier):
+        if (row.in_focus or (row.cy in years and row.hcpcs in plan.focus_codes)) and not row.proposed and \
+                not row.locality and (not plan.modifier or row.mod == plan.modifier):
             key = (row.hcpcs, row.mod)
             if key not in newest or row.cy > newest[key].cy:
                 newest[key] = row

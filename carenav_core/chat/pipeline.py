@@ -29,7 +29,8 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, compute_figures,
+from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, co_surgery_figures,
+                                      compute_figures,
                                       locality_extremes, multiple_figures, nonpar_figures, practitioner_figures,
                                       timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts
@@ -524,7 +525,7 @@ def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
 def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
     """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
     Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
-    payer = other_payer(text)
+    payer = re.sub(r"^the\s+", "", other_payer(text), flags=re.IGNORECASE)
     if not payer or not rows or factors or not PAY_WORDS.search(text):
         return ()
     return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Medicare Physician "
@@ -730,6 +731,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if plan.extreme and not plan.places and rows and backends.fee_db is not None:
         figures = _extremes(backends, plan, rows) + figures
     warnings += timeless_note(rows, plan)
+    if plan.sequestration and any(r.cy < 2023 for r in rows if r.in_focus):
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+            "The 2% sequestration reduction is applied only to CY 2023 and later amounts: it was suspended from May 1, "
+            "2020 to March 31, 2022, was 1% from April 1 to June 30, 2022, and is 2% on claims from July 1, 2022, so "
+            "earlier years' Medicare shares are shown without it.")),)
     warnings += _negative_note(text, plan)
     if plan.cf_change is not None and plan.cf_change <= -100:
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
@@ -752,11 +758,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))
     if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text) or \
-            plan.nonpar or (plan.practitioner is not None and plan.volume is not None):
+            plan.nonpar or plan.practitioner is not None:
         # "what would a bilateral 27447 pay", "what does an NP get for 99214", "the limiting charge for 99214": the
         # amount asked leads; an assistant at surgery who is an NP or PA is paid the assistant's share, not 85%
         assisting = assistant_figures(rows, indicators, plan, text)
-        figures = tuple(nonpar_figures(rows, plan) + assisting +
+        figures = tuple(nonpar_figures(rows, plan) + assisting + co_surgery_figures(rows, indicators, plan) +
                         ([] if assisting else practitioner_figures(rows, plan, figures)) +
                         bilateral_figures(rows, indicators, plan)) + figures
     found = _sources(backends, text, detection)

@@ -106,6 +106,13 @@ _MOST = re.compile(r"\b(?:most|highest|best|top|more|largest|biggest)\b", re.IGN
 _LEAST = re.compile(r"\b(?:least|lowest|worst|bottom|less|smallest|cheapest)\b", re.IGNORECASE)
 
 
+# "how much does 99214 vary across localities (min and max)", "the range of 99213 payments across localities"
+_SPREAD = re.compile(rf"\b(?:vary|varies|variation|range|spread|min(?:imum)? and max(?:imum)?|lowest to highest)\b"
+                     rf".{{0,60}}\b(?:across|among|between|by|over)\s+(?:\w+\s+)?{_PLACE_WORD}\b"
+                     rf"|\b(?:across|among)\s+(?:\w+\s+)?{_PLACE_WORD}\b.{{0,40}}\b(?:vary|varies|range|spread|"
+                     rf"min(?:imum)? and max(?:imum)?)\b", re.IGNORECASE)
+
+
 def asked_extreme(text: str) -> str:
     """Which end of the payment localities a question asks for: "most" ("Which locality pays the most for 99213?",
     "Where is 99214 paid the most?", "the highest-paying localities"), "least", "both" ("highest and lowest"), or "".
@@ -116,10 +123,12 @@ def asked_extreme(text: str) -> str:
     ('both', '')
     >>> asked_extreme("Which code pays the most in 2026, 99213 or 99214?"), asked_extreme("Where is 99214 billed?")
     ('', '')
+    >>> asked_extreme("How much does 99214 vary across localities (min and max)?")
+    'both'
     """
     m = _EXTREME.search(text)
     if not m:
-        return ""
+        return "both" if _SPREAD.search(text) else ""
     said = next((g for g in m.groups() if g), "")
     most, least = bool(_MOST.search(said)), bool(_LEAST.search(said))
     return "both" if most and least else "most" if most else "least" if least else ""
@@ -250,6 +259,7 @@ class QuestionPlan:
     nonpar: str = ""                     # "a non-participating physician": "nonpar"; "the limiting charge": "limiting"
     same_session: bool = False           # "11042 and 17000 in the same session": the multiple-procedure rule applies
     part_share: str = ""                 # "what share of 93306's global is the professional component": "26" or "TC"
+    sequestration: bool = False          # "after the 2% sequestration": Medicare's share less 2%
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
     summed: bool = False                 # "the total of G0556, G0557 and G0558", "combined": a sum asked in words
     components: bool = False             # "do 71046-26 and 71046-TC add up to the global?": both components and global
@@ -1091,7 +1101,9 @@ _INDICATORS = (
     ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
                              re.IGNORECASE)),
     ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
-    ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b", re.IGNORECASE)),
+    ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b"
+                             r"|\bassist(?:s|ed|ing)?\s+(?:on|at|in|with)\b|\bassisting\s+(?:surgeon|at)\b",
+                             re.IGNORECASE)),
     ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
     ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
     ("endo_base", re.compile(r"\bendoscop\w* base\b|\bbase endoscop\w*", re.IGNORECASE)),
@@ -1101,7 +1113,7 @@ _INDICATORS = (
     ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)),
     # the global package's split: "pre-op, intra-op and post-op percentages", "what the global includes", modifier 54
     ("periop", re.compile(r"\bintra-?\s?op\w*|\b(?:pre|post)-?\s?op\w*\b.{0,40}\b(?:shares?|percent\w*|%|portions?|"
-                          r"splits?)\b|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
+                          r"splits?)\b|\b(?:shares?|percent\w*|%|portions?|part|fraction)\b.{0,50}\b(?:pre|post)-?\s?op|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
                           r"\bmodifiers?\s*-?\s*5[456]\b", re.IGNORECASE)))
 
 
@@ -1571,7 +1583,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         years = tuple(sorted({*years, *(first.year for first, _ in periods)}))
     rate = asked_rate(text) if detection.codes else ""
     extreme = asked_extreme(text) if detection.codes else ""
-    coinsurance = bool(detection.codes) and bool(COINSURANCE.search(text))
+    sequestration = bool(detection.codes) and bool(re.search(r"\bsequest\w*", text, re.IGNORECASE))
+    coinsurance = bool(detection.codes) and (bool(COINSURANCE.search(text)) or sequestration)
     patient_share = coinsurance and not re.search(r"\b(?:Medicare|the program)'?s\b|\b80\s*(?:%|percent)", text,
                                                   re.IGNORECASE)
     threshold = asked_threshold(text, focus)
@@ -1605,7 +1618,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
-                        nonpar=nonpar, same_session=same_session, part_share=part_share,
+                        nonpar=nonpar, same_session=same_session, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
                         and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),

@@ -57,7 +57,7 @@ def range_candidates(text: str) -> dict[str, str]:
     for first, last in zip(found, found[1:]):
         if _BETWEEN.fullmatch(text, first.end(), last.start()):
             start, end = first.group(1).upper(), last.group(1).upper()
-            inside.update((c, start) for c in _range(start, end) if c not in (start, end))
+            inside.update((c, start) for c in _range(start, end, FAMILY_RANGE_MAX) if c not in (start, end))
     return inside
 
 

@@ -1741,3 +1741,92 @@ def test_codes_on_one_day_that_no_rule_reduces_are_totalled_without_the_unasked_
 def test_the_payer_named_is_the_payer_not_the_word_before_it(backends):
     prepared = prepare("What does 99214 pay if paid by Medicaid?", backends, today=TODAY)
     assert any("no Medicaid payment is loaded" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question", ["What does each co-surgeon get for 22612 in 2026?",
+                                      "What does 27447 pay with modifier 62 in 2026?",
+                                      "What does 99213 pay with modifier 62?"])
+def test_co_surgeons_are_paid_62_5_percent_each_where_the_indicator_permits(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    (fact,) = [f for f in prepared.indicators if f.meaning.key == "co_surg"]
+    figures = [f for f in prepared.figures if f.kind is FigureKind.CO_SURGERY]
+    if fact.meaning.value not in ("1", "2"):
+        assert not figures
+        return
+    assert figures and all(f.value == _cent(f.inputs[0] * Decimal("0.625")) for f in figures)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert figures[0].label in lead
+
+
+@pytest.mark.parametrize("question, share", [
+    ("If a PA assists on 63047 in 2025, what does Medicare pay the PA?", "0.136"),
+    ("If an NP assists at surgery on 27130 in 2026, what is paid?", "0.136"),
+    ("assistant surgeon fee for 33533 in Houston 2026", "0.16"),
+    ("What does an assistant at surgery get for 27447 in Seattle in 2026?", "0.16"),
+])
+def test_an_assistant_however_asked_and_wherever_is_paid_the_assistants_share(backends, question, share):
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT]
+    assert figures and all(f.value == _cent(f.inputs[0] * Decimal(share)) for f in figures)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]
+    if "Houston" in question or "Seattle" in question:
+        assert all(f.place for f in figures)
+    assert prepared.figures[0].kind is FigureKind.ASSISTANT
+
+
+@pytest.mark.parametrize("question", ["What's the clinical social worker rate for 90834 in 2026?",
+                                      "nurse practitioner 99213 2026"])
+def test_a_practitioner_named_is_priced_at_its_share_whatever_the_verb(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.figures and prepared.figures[0].kind is FigureKind.PRACTITIONER
+
+
+@pytest.mark.parametrize("question", ["How much does 99214 vary across localities in 2025 (min and max)?",
+                                      "What is the range of 99213 payments across localities in 2026?"])
+def test_a_spread_across_localities_gives_both_ends(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.extreme == "both"
+    assert {f.how for f in prepared.figures if f.kind is FigureKind.EXTREME} >= {"most", "least"}
+
+
+@pytest.mark.parametrize("question, payer", [("What does the VA pay for 99213 in 2026?", "VA"),
+                                             ("What does Blue Cross pay for 99214?", "Blue Cross"),
+                                             ("TRICARE rate for 99214 in 2026: what does it pay?", "TRICARE")])
+def test_more_payers_are_named_as_not_the_fee_schedule(backends, question, payer):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(f"no {payer} payment is loaded" in w.message for w in prepared.warnings)
+
+
+def test_codes_ranked_by_percent_change_are_ordered_by_it(backends):
+    prepared = prepare("Rank 99221, 99222 and 99223 by percent change since 2022", backends, today=TODAY)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert lead.startswith("- Ranked by percent change")
+    order = [c for c in re.findall(r"(\d{5}) [−+]\$", lead)]
+    changes = {f.codes[0]: f.percent for f in prepared.figures if f.kind is FigureKind.CHANGE and f.setting == "facility"
+               and "CY2022" in f.label and "CY2026" in f.label}
+    assert order == sorted(changes, key=lambda c: -changes[c])
+
+
+def test_a_long_written_range_is_filled_from_the_fee_schedule(backends):
+    prepared = prepare("What do 98000-98015 pay in 2026?", backends, today=TODAY)
+    assert len(prepared.plan.focus_codes) == 16
+
+
+@pytest.mark.parametrize("question", ["Out of 11102, 11104 and 11106, which pays best in 2025?",
+                                      "What share of 27130's payment is post-operative care in 2025?"])
+def test_more_wordings_of_fixed_classes(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "11106 has the highest" in lead if "best" in question else "post-operative shares" in lead
+
+
+@pytest.mark.parametrize("question, reduced", [
+    ("What does Medicare actually pay for 99214 in 2026 after the 20% coinsurance and 2% sequestration?", True),
+    ("99213 after sequestration in 2021", False)])
+def test_the_sequestration_reduction_is_applied_to_medicares_share_where_in_force(backends, question, reduced):
+    prepared = prepare(question, backends, today=TODAY)
+    cut = [f for f in prepared.figures if f.kind is FigureKind.SEQUESTRATION]
+    splits = {f.setting: f for f in prepared.figures if f.kind is FigureKind.COINSURANCE}
+    assert bool(cut) is reduced
+    assert all(f.value == _cent(splits[f.setting].value * Decimal("0.98")) for f in cut)
+    assert reduced or any("sequestration reduction is applied only to CY 2023" in w.message for w in prepared.warnings)
