@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from carenav_core.llm import ModelClient
 from carenav_core.params import TAG_MEANINGS
+from carenav_core.screener.branches import what_would_change
 from carenav_core.screener.corpus import ManifestEntry, ProgramSearch, load_manifest
 from carenav_core.screener.engine import Classification, Context, ProgramResult, screen
 from carenav_core.screener.evidence import gather_evidence
@@ -25,7 +26,7 @@ from carenav_core.screener.intake import load_intake_options
 from carenav_core.screener.profile import Profile, answer_warnings
 from carenav_core.screener.rules import msp
 from carenav_core.screener.thresholds import load_thresholds
-from carenav_core.screener.words import FACT_WORDS, facts_in_words
+from carenav_core.screener.words import FACT_WORDS
 from carenav_core.settings import PROJECT_ROOT
 
 REPORT_FILE = PROJECT_ROOT / "data" / "programs" / "report.toml"
@@ -161,18 +162,6 @@ def confidence(classification: Classification, best_score: float, unknown_count:
     return "high" if points >= 2 else "medium" if points == 1 else "low"
 
 
-def what_would_change(result: ProgramResult) -> tuple[str, ...]:
-    """For a possibly-relevant program: which open answer would make it likely or excluded."""
-    open_rules = result.unknown_rules
-    lines = []
-    for outcome in open_rules:
-        fields = outcome.verdict.unknown_fields
-        settle = facts_in_words(fields) if fields else "; ".join(outcome.verdict.needs) or "more detail"
-        if_pass = "likely relevant" if len(open_rules) == 1 else "one step closer to likely relevant"
-        lines.append(f"{outcome.label}: knowing {settle} decides it — if met, {if_pass}; if not met, not likely to apply.")
-    return tuple(lines)
-
-
 def _citations(summary: ProgramSummary, candidate: Candidate) -> tuple[Citation, ...]:
     passages = {p.chunk_id: p for p in candidate.evidence.passages}
     cited = dict.fromkeys(c for claim in summary.claims for c in claim.chunk_ids if c in passages)
@@ -201,10 +190,14 @@ def still_needed(summary: ProgramSummary, result: ProgramResult) -> tuple[str, .
     return tuple(unique.values())
 
 
+def _context(on: date) -> Context:
+    return Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
+
+
 def _tier(result: ProgramResult, profile: Profile, on: date) -> str:
     if result.program.key != msp.KEY or result.classification is Classification.EXCLUDED:
         return ""
-    return msp.tier(profile, Context(thresholds=load_thresholds(), on=on, options=load_intake_options()))
+    return msp.tier(profile, _context(on))
 
 
 def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str, ManifestEntry], *,
@@ -216,7 +209,8 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                                       evidence.retrieval_failed),
                 why=tuple(dict.fromkeys(o.verdict.reason for o in result.outcomes if o.status == "pass")),
                 missing=_each_once(o.verdict.reason for o in result.unknown_rules),
-                what_would_change=what_would_change(result), still_needed=still_needed(summary, result),
+                what_would_change=what_would_change(result, profile, _context(on) if on else None),
+                still_needed=still_needed(summary, result),
                 summary=summary.summary, claims=tuple(c.text for c in summary.claims),
                 citations=_citations(summary, candidate), sources=rule_sources(result),
                 official_url=manifest[candidate.key].official_url, retrieval_failed=evidence.retrieval_failed,

@@ -27,6 +27,19 @@ FACT_WORDS: dict[str, str] = {
 }
 
 
+# How each yes-or-no answer reads after "if" (the yes first, then the no): the branches of an open answer
+YES_NO_WORDS: dict[str, tuple[str, str]] = {
+    "married": ("married", "single"),
+    "disability": ("disabled", "not disabled"),
+    "extra_help": ("already getting Extra Help", "not getting Extra Help"),
+    "wartime_service": ("the veteran served during a wartime period", "no wartime service"),
+    "nursing_facility_level_of_care": ("assessed at nursing-home level of care", "assessed as not at that level"),
+    "has_unpaid_caregiver": ("a family member or friend helps them without pay", "no one helps them without pay"),
+    "caring_for_someone": ("they care for another adult without pay", "they care for no one"),
+    "pays_for_heating": ("the household pays for heat", "the household does not pay for heat"),
+}
+
+
 def fact_words(name: str) -> str:
     """Plain words for an intake fact; an unlisted name is a programming error caught by the tests."""
     return FACT_WORDS[name]

@@ -155,7 +155,8 @@ def test_without_a_model_the_deterministic_writer_produces_the_whole_report():
     assert "could not be verified" in markdown
     assert "About how much income does the household get each month?" in report.follow_up_questions
     pace = next(c for c in report.cards if c.program == "pace")
-    assert any("if not met, not likely to apply" in line for line in pace.what_would_change)
+    # computed by re-running PACE with the assessment answered each way (branches.what_would_change)
+    assert any("If assessed as not at that level: not likely to apply." in line for line in pace.what_would_change)
     assert not any("nursing_facility_level_of_care" in line for line in pace.what_would_change)
 
 

@@ -9,7 +9,9 @@ Figures are read from data/programs (programs.md: section 1c rows 12 and 15, sec
 from __future__ import annotations
 
 import math
+import re
 from datetime import date
+from itertools import product
 
 import pytest
 
@@ -347,3 +349,163 @@ def test_a_carried_gross_figure_says_it_includes_the_disregard(on, program, inco
     notices = [n for n in found.figures_missing if label in n]
     assert notices, found.figures_missing
     assert all("general income disregard" in n and f"${shown:,.0f}" in n for n in notices)
+
+
+# ---- I. Tenth probing round (/tmp/probe_screen10): "what would change" is computed by re-running the program with the
+# open answer set each way (branches.what_would_change), and an exclusion whose reason held only under one value of an
+# unanswered disability is worded both ways (apple_health._magi_or_ssi_related)
+
+from carenav_core.screener.branches import what_would_change  # noqa: E402
+from carenav_core.screener.rules import PROGRAMS_BY_KEY  # noqa: E402
+from carenav_core.screener.words import YES_NO_WORDS  # noqa: E402
+
+B04 = {**SINGLE, "medicare_parts": ["B", "D"], "assets": "dont_know"}           # Part B and D only, savings unknown
+E01 = {**SINGLE, "age": 55, "medicare_parts": "none", "disability": "dont_know", "monthly_income": "2016-2199"}
+E02 = {**SINGLE, "age": 63, "marital_status": "married", "household_size": 2, "medicare_parts": "none",
+       "disability": "prefer_not_to_say", "monthly_income": "2510-2555", "assets": "4501-10000"}
+SAID = {L: "likely relevant", P: "still possibly relevant", X: "not likely to apply"}
+# profile field: (intake answer, its yes, its no) — how a branch's value is answered on the intake
+ANSWERED = {"disability": ("disability", "yes", "no"), "married": ("marital_status", "married", "single"),
+            "nursing_facility_level_of_care": ("nursing_facility_level_of_care", "assessed_yes", "assessed_no"),
+            "pays_for_heating": ("pays_for_heating", "yes", "no"), "caring_for_someone": ("caring_for_someone", "yes", "no"),
+            "has_unpaid_caregiver": ("has_unpaid_caregiver", "yes", "no")}
+BRACKET_LABELS = {b.label(): ("monthly_income", b.key) for b in OPTIONS.income_brackets} | \
+                 {b.label(): ("assets", b.key) for b in OPTIONS.asset_brackets}
+
+
+def change_line(answers: dict, program: str, rule: str, on: date = ON) -> str:
+    person = profile(**answers)
+    result = results(on, **answers)[program]
+    lines = what_would_change(result, person, context(on))
+    return lines[[o.rule for o in result.unknown_rules].index(rule)]
+
+
+def yes_no_branches(fields: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """Each combination of the fields' answers: the words the card starts the branch with, and the intake answers."""
+    found = []
+    for combo in product(*((True, False) for _ in fields)):
+        words = " and ".join(YES_NO_WORDS[f][0 if v else 1] for f, v in zip(fields, combo))
+        answers = {ANSWERED[f][0]: ANSWERED[f][1 if v else 2] for f, v in zip(fields, combo)}
+        found.append((f"If {words}: ", answers))
+    return found
+
+
+def amount_branches(line: str) -> list[tuple[str, dict]]:
+    """The brackets a card's line names ("At $17,991 – $35,130: ..."), with the intake answer each stands for."""
+    labels = re.findall(r"At (\$[0-9,]+ (?:– \$[0-9,]+|or more)(?: a month)?): ", line)
+    return [(f"At {label}: ", dict([BRACKET_LABELS[label]])) for label in labels]
+
+
+CLASS_1 = [   # (case, answers, program, open rule, open answers)
+    ("b04", B04, "extra_help", "resources_within_lis_limit", ("assets",)),
+    ("b04", B04, "apple_health", "resources_within_limit", ("assets",)),
+    ("e01", E01, "apple_health", "income_within_cn_or_magi_limit", ("disability",)),
+    ("e01", E01, "copes", "aged_65_or_disabled_adult", ("disability",)),
+    ("b04", B04, "tsoa", "assessed_nursing_facility_level_of_care", ("nursing_facility_level_of_care",)),
+    ("b04", B04, "tsoa", "resources_within_tsoa_standard", ("assets",)),
+    ("b04", B04, "copes", "resources_within_ltc_standard", ("assets",)),
+    ("pace", {**SINGLE, "county": "King"}, "pace", "assessed_nursing_facility_level_of_care",
+     ("nursing_facility_level_of_care",)),
+    ("heat", {**SINGLE, "pays_for_heating": "dont_know"}, "liheap", "pays_for_heating", ("pays_for_heating",)),
+    ("fcsp", {**SINGLE, "caring_for_someone": "dont_know", "has_unpaid_caregiver": "dont_know"}, "fcsp",
+     "unpaid_caregiver_involved", ("caring_for_someone", "has_unpaid_caregiver")),
+]
+
+
+@pytest.mark.parametrize(("case", "answers", "program", "rule", "fields"), CLASS_1, ids=[f"{c[0]}-{c[2]}-{c[3]}" for c in CLASS_1])
+def test_each_branch_of_what_would_change_is_the_program_re_run_with_that_answer(case, answers, program, rule, fields):
+    line = change_line(answers, program, rule)
+    assert "if met" not in line and "decides it" not in line, line
+    found = yes_no_branches(fields) if fields[0] in ANSWERED else amount_branches(line)
+    assert len(found) >= 2, line
+    for words, answered in found:
+        rerun = results(**{**answers, **answered})[program].classification
+        assert f"{words}{SAID[rerun]}" in line, (words, rerun, line)
+
+
+@pytest.mark.parametrize(("case", "answers", "program", "rule", "fields"),
+                         [c for c in CLASS_1 if c[4] in (("assets",), ("monthly_income",))],
+                         ids=[f"{c[0]}-{c[2]}-{c[3]}" for c in CLASS_1 if c[4] in (("assets",), ("monthly_income",))])
+def test_an_amount_is_run_at_a_bracket_meeting_the_criterion_and_one_above_it(case, answers, program, rule, fields):
+    (_, met), (_, above) = amount_branches(change_line(answers, program, rule))
+    rule_of = next(r for r in PROGRAMS_BY_KEY[program].rules if r.name == rule)
+    at = {k: rule_of.evaluate(profile(**{**answers, **a}), context(ON)).status for k, a in (("met", met), ("above", above))}
+    assert at == {"met": Status.PASS, "above": at["above"]} and at["above"] is not Status.PASS
+    keys = [b.key for b in getattr(OPTIONS, "asset_brackets" if fields == ("assets",) else "income_brackets")]
+    assert keys.index(met[fields[0]]) < keys.index(above[fields[0]])
+
+
+def test_b04_savings_over_the_extra_help_limit_keep_it_possibly_through_the_msp():
+    # the reader's b04 / g01: over $17,990 a QMB Medicare Savings Program still confers Extra Help (programs.md section 6)
+    line = change_line(B04, "extra_help", "resources_within_lis_limit")
+    over = T.for_unit("extra_help_resources", ON, married=False).amount
+    g01 = results(**{**B04, "assets": "17991-35130"})["extra_help"]
+    assert g01.classification is P and "At $17,991 – $35,130: still possibly relevant" in line
+    assert "Medicare Savings Program" in line and f"${over + 1:,.0f}" in line
+    assert "not likely to apply" not in line
+
+
+def test_e01_a_disability_leaves_apple_health_possibly_with_the_spend_down_to_ask():
+    # the reader's e01 / g05: income $2,016+ is over the CN limit, so a disabled applicant is medically needy at best
+    line = change_line(E01, "apple_health", "income_within_cn_or_magi_limit")
+    g05 = results(**{**E01, "disability": "yes"})["apple_health"]
+    assert g05.classification is P and "monthly medical expenses" in " ".join(g05.needs)
+    assert "If disabled: still possibly relevant; it would still ask: monthly medical expenses" in line
+    assert "If not disabled: not likely to apply." in line
+    assert "if disabled," not in reasons(g05)          # answered: the card no longer says "if disabled"
+
+
+@pytest.mark.parametrize(("answers", "program", "rule"), [
+    (B04, "msp", "medicare_part_a_or_extra_help"),                         # a fact the intake does not ask
+    ({**SINGLE, "county": "dont_know"}, "pace", "lives_in_pace_service_area"),   # an answer that is not run
+])
+def test_an_answer_that_cannot_be_run_only_decides_the_criterion(answers, program, rule):
+    line = change_line(answers, program, rule)
+    assert line.endswith("decides this criterion.")
+    assert not any(said in line for said in SAID.values())
+
+
+# ---- Class 2: a working-age adult without Medicare over the MAGI limit, the disability not known
+
+def test_e02_the_exclusion_says_what_excludes_each_reading():
+    found = results(**E02)
+    for program in ("apple_health", "mac"):
+        failed = " ".join(o.verdict.reason for o in found[program].failed_rules)
+        assert found[program].classification is X
+        assert "if not disabled: household income $2,510 – $2,555" in failed and "no asset test" in failed, failed
+        assert "if disabled: countable assets $4,501 – $10,000" in failed, failed
+
+
+@pytest.mark.parametrize(("disability", "failed", "open_"), [
+    ("dont_know", {"resources_within_limit"}, {"income_within_cn_or_magi_limit"}),
+    ("prefer_not_to_say", {"resources_within_limit"}, {"income_within_cn_or_magi_limit"}),
+    ("no", {"income_within_cn_or_magi_limit"}, set()),                     # MAGI: the income, no asset test
+    ("yes", {"resources_within_limit"}, {"income_within_cn_or_magi_limit"}),  # SSI-related: the assets
+])
+def test_e02_each_disability_answer_excludes_on_its_own_route(disability, failed, open_):
+    found = results(**{**E02, "disability": disability})["apple_health"]
+    assert found.classification is X
+    assert {o.rule for o in found.failed_rules} == failed and {o.rule for o in found.unknown_rules} == open_
+    resources = next(o for o in found.outcomes if o.rule == "resources_within_limit").verdict.reason
+    assert ("if not disabled" in resources) is (disability in ("dont_know", "prefer_not_to_say"))
+
+
+@pytest.mark.parametrize(("assets", "expected", "asked"), [
+    ("0-2000", P, True),          # the SSI-related asset test passes: assets pass either way, the income asks
+    ("4501-10000", X, True),      # both routes fail
+])
+def test_over_magi_with_the_disability_unknown(assets, expected, asked):
+    found = results(**{**E02, "assets": assets})["apple_health"]
+    assert found.classification is expected, reasons(found)
+    assert ("disability" in {f for o in found.outcomes for f in o.verdict.unknown_fields}) is asked
+
+
+def test_magi_income_against_a_floor_no_longer_excludes_on_assets_a_person_who_may_not_be_disabled():
+    # After April 1, 2027 the MAGI figure is a floor: just above it, a non-disabled adult (no asset test) may be within
+    # it, so savings over the SSI-related limit do not exclude; the disability is asked.
+    on = date(2027, 6, 1)
+    answers = {**E01, "monthly_income": "1837-1856", "assets": "4501-10000"}
+    assert T.for_size("apple_health_magi_income", on, 1).at_least
+    found = results(on, **answers)["apple_health"]
+    assert found.classification is P and "disability" in found.unknown_fields
+    assert results(on, **{**answers, "disability": "yes"})["apple_health"].classification is X

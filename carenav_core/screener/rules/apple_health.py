@@ -5,8 +5,10 @@ import dataclasses
 
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
-                                              limits_unknown, own_share, rule, under_smallest, unknown, verdict)
+                                              limits_unknown, own_share, rule, settled_either_way, under_smallest,
+                                              unknown, verdict)
 from carenav_core.screener.rules.spousal import spousal_resources
+from carenav_core.screener.words import fact_words
 
 KEY = "apple_health"
 HCA_ABD = ("HCA: Apple Health for aged, blind or disabled (WAC 182-512-0050)",
@@ -61,8 +63,9 @@ def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdic
             # over the MAGI limit, a disabled adult may still qualify SSI-related (CN, or medically needy)
             # the SSI-related route needs a disability under 65 (programs.md section 1a row 1): with the answer
             # unknown it is asked first, for medical expenses decide nothing without it
-            return _spend_down(result, "if disabled, the SSI-related route (with a medically needy spend-down) may "
-                                       "still apply", *(("disability",) if is_unknown(profile.disability) else ()))
+            asked = is_unknown(profile.disability)
+            return _spend_down(result, f"{'if disabled' if asked else 'as a disabled adult'}, the SSI-related route "
+                               "(with a medically needy spend-down) may still apply", *(("disability",) if asked else ()))
         return result
     return _ssi_income(profile, context)
 
@@ -200,6 +203,8 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
         income = income_within_cn_or_magi_limit.check(profile, context)
         if income.status is Status.PASS or profile.disability is False:
             return verdict(True, "MAGI adult coverage has no asset test")
+        if is_unknown(profile.disability):
+            return _magi_or_ssi_related(profile, context)
         # over (or maybe over) the MAGI limit a disabled adult is left with the SSI-related route and its asset test
     def check(person: Profile) -> Verdict:
         return at_or_below(person.assets, context.thresholds.for_unit("apple_health_cn_resources", context.on,
@@ -228,6 +233,29 @@ def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     return Verdict(status=Status.UNKNOWN, reason=f"{result.reason}; the medically needy limit for a household of "
                    f"{profile.household_size} ({each.shown()} per extra family member) is {needy.shown()}",
                    thresholds=(limit, each), needs=("whether the medically needy (spend-down) route applies",))
+
+
+def _magi_or_ssi_related(profile: Profile, context: Context) -> Verdict:
+    """A working-age adult without Medicare over (or maybe over) the MAGI income limit, the disability not known: not
+    disabled, MAGI adult coverage is the only route, and its income decides (no asset test, no spend-down: programs.md
+    section 1b); disabled, the SSI-related route and its asset test (section 1a row 4). The asset test passing passes
+    either way; both routes failing fails, worded both ways (`settled_either_way`); anything else asks the disability."""
+    disabled = resources_within_limit.check(dataclasses.replace(profile, disability=True), context)
+    if disabled.status is Status.PASS:
+        return dataclasses.replace(disabled, reason=f"if disabled: {disabled.reason}; if not disabled, MAGI adult "
+                                   "coverage has no asset test")
+
+    def by_route(person: Profile, context: Context) -> Verdict:
+        if person.disability:
+            return resources_within_limit.check(person, context)
+        income = income_within_cn_or_magi_limit.check(person, context)
+        return dataclasses.replace(income, reason=f"{income.reason} (MAGI adult coverage, the route without a "
+                                   "disability, has no asset test and no spend-down: the income decides)")
+    open_ = Verdict(status=Status.UNKNOWN, reason=f"not known yet: {fact_words('disability')}; if disabled, the "
+                    f"SSI-related asset test applies ({disabled.reason}); if not, MAGI adult coverage has none",
+                    unknown_fields=("disability", *disabled.unknown_fields), needs=disabled.needs,
+                    thresholds=disabled.thresholds)
+    return settled_either_way(by_route, profile, context, open_)
 
 
 # Settings where long-term care Apple Health applies (a nursing facility, or residential care paid by a waiver)

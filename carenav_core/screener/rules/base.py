@@ -10,7 +10,7 @@ from typing import Callable, Literal
 from carenav_core.screener.intake import Bracket, IntakeOptions
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.thresholds import Reference, Threshold, ThresholdNotInForce, ThresholdTable
-from carenav_core.screener.words import facts_in_words, place_words
+from carenav_core.screener.words import YES_NO_WORDS, facts_in_words, place_words
 
 
 class Status(StrEnum):
@@ -83,9 +83,7 @@ class Rule:
 # Intake answers with two values (profile field: (value, words) each): a check left open on these alone is run under
 # every combination, and asks them only when the results differ
 EITHER_WAY: dict[str, tuple[tuple[bool, str], ...]] = {
-    "married": ((False, "single"), (True, "married")),
-    "disability": ((False, "not disabled"), (True, "disabled")),
-}
+    name: ((False, YES_NO_WORDS[name][1]), (True, YES_NO_WORDS[name][0])) for name in ("married", "disability")}
 
 
 def settled_either_way(check: Callable[[Profile, Context], Verdict], profile: Profile, context: Context,

@@ -67,6 +67,8 @@ def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | No
     if profile.couple is True and not is_unknown(profile.assets) and not apple_health.long_term_care_need(profile):
         # SIPI rules protect a spouse's resources only with a long-term care need; none listed and nursing-facility
         # level of care not assessed, the couple's CN standard applies, as on the Apple Health card
+        if apple_health.pathway(profile, context) == "magi":
+            return _magi_couple_assets(profile, context)
         couple = at_or_below(profile.assets, context.thresholds.for_unit("apple_health_cn_resources", context.on,
                                                                          married=True), "the couple's countable assets")
         if couple.status is Status.FAIL:
@@ -100,6 +102,17 @@ def _not_categorically_needy(profile: Profile, context: Context) -> Verdict | No
         return None
     return verdict(False, f"{failed[0].reason} of categorically needy Apple Health, which MAC requires (a "
                    "spend-down makes a person medically needy, not categorically needy)", *failed[0].thresholds)
+
+
+def _magi_couple_assets(profile: Profile, context: Context) -> Verdict | None:
+    """A couple's assets for a working-age adult without Medicare: MAGI adult Apple Health (ABP) has no asset test, so
+    they rule out CN only where Apple Health's own resource rule fails (disabled and over the MAGI income; with the
+    disability not known, worded both ways: `apple_health._magi_or_ssi_related`)."""
+    resources = apple_health.resources_within_limit.evaluate(profile, context).verdict
+    if resources.status is not Status.FAIL:
+        return None
+    return verdict(False, f"{resources.reason}: not categorically needy (or ABP) Apple Health, which MAC requires",
+                   *resources.thresholds)
 
 
 @rule(program=KEY, label="Lives at home, not in a residential or institutional setting",
