@@ -304,10 +304,14 @@ def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit
     if not specific:
         return hits
     allowed = {p.key for h in specific for p in h.places if p.state in states}
+    # only a hit with a place in a named state is narrowed to it ("Portland, Oregon"); another place stays ("vs Seattle")
+    qualified = {(h.start, h.end) for h in specific if any(p.key in allowed for p in h.places)}
     narrowed = [_Hit(start=h.start, end=h.end, places=tuple(p for p in h.places if p.key in allowed), how=h.how,
-                     rank=h.rank) if allowed else h for h in specific]
+                     rank=h.rank) if (h.start, h.end) in qualified else h for h in specific]
     narrowed = [h for h in narrowed if h.places]
     trailing = [h for h in hits if h.rank == 4 and any(s.end <= h.start and re.fullmatch(r"[\s,]*", text[s.end:h.start])
+                                                       and (any(p.state == h.places[0].state for p in s.places)
+                                                            or s.how.startswith("county"))
                                                        for s in specific)]
     lone = [h for h in hits if h.rank == 4 and h not in trailing
             and not any(p.state == h.places[0].state for s in narrowed for p in s.places)]
@@ -434,8 +438,11 @@ def _hits(text: str, normal: str, original: str, index: _Index, aliases) -> list
 def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Index, *,
            respelled: list[tuple[str, str]] = (), unsure: list = ()) -> PlaceMatch:
     hits = _outermost(_rural(hits, normal, index))
+    # a state right after a place qualifies it only when that place has a locality there ("Portland, Maine");
+    # "Manhattan, Alaska, rest of Florida" lists places
     states = {h.places[0].state for h in hits if h.rank == 4} | {
-        s for h in hits for s in [_state_after(normal, h.end, original)] if s}
+        s for h in hits for s in [_state_after(normal, h.end, original)]
+        if s and (any(p.state == s for p in h.places) or h.how.startswith("county"))}
     hits = sorted(_narrow_by_state(hits, states, normal), key=lambda h: (h.start, h.rank))
     candidates = tuple(PlaceCandidate(place=p, matched=text[h.start:h.end], how=h.how) for h in hits for p in h.places)
     match = PlaceMatch(candidates=candidates, ambiguous=False, matched=tuple(dict.fromkeys(text[h.start:h.end] for h in hits)))

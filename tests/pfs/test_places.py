@@ -25,6 +25,12 @@ from carenav_core.pfs.places import find_places, find_places_in
     ("Portland", ["02302:01", "14112:03"], True, ("Portland",)),
     ("Compare Miami and Dallas", ["09102:04", "04412:11"], True, ("Miami", "Dallas")),
     ("Seattle, Washington", ["02402:02"], False, ("Seattle",)),
+    # a state after a place of another state is a place of its own, and a qualified place leaves the others (session 16)
+    ("Compare 99214 in Manhattan, Alaska, rest of Florida and Puerto Rico", ["13202:01", "02102:01", "09102:99",
+                                                                             "09202:20"], True,
+     ("Manhattan", "Alaska", "rest of Florida", "Puerto Rico")),
+    ("99213 in Portland, Oregon vs Seattle", ["02302:01", "02402:02"], True, ("Portland", "Seattle")),
+    ("99213 in Seattle vs Portland, Maine", ["02402:02", "14112:03"], True, ("Seattle", "Portland")),
     # words before the county name never push a listed county into rest of state (a prober's finding, session 11)
     ("What does 99214 pay in Miami-Dade County, Florida?", ["09102:04"], False, ("Miami-Dade County",)),
     ("What does 99214 pay in Prince George's County, Maryland?", ["12202:01"], False, ("Prince George's County",)),
