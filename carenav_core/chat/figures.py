@@ -1096,18 +1096,24 @@ def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, compu
                               how=f"{who} {law}" + (f" | {volume.how}" if volume.how else "")))
     if figures:             # the volume asked is what the practitioner's share applies to
         return figures
+    for row, setting, amount in _asked_amounts(rows, plan):
+        figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {_name(row)} {who} "
+                              f"{share * 100:.0f}%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                              setting=setting, inputs=(amount,), value=_cents(amount * share),
+                              percent=share * 100, place=row.locality, how=f"{who} {law}"))
+    return figures
+
+
+def _asked_amounts(rows: Sequence[ValuationRow], plan: QuestionPlan):
+    """(row, setting, payment) of each final row in focus of an asked code (of the asked modifier), per setting asked
+    that the row pays in."""
     for row in modifier_rows(rows, plan.modifier):
         if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
             continue
         for setting, field in measured_fields(replace(plan, measure="payment")):
             amount = stated(row, field)
-            if amount is None:
-                continue
-            figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {_name(row)} {who} "
-                                  f"{share * 100:.0f}%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
-                                  setting=setting, inputs=(amount,), value=_cents(amount * share),
-                                  percent=share * 100, place=row.locality, how=f"{who} {law}"))
-    return figures
+            if amount is not None:
+                yield row, setting, amount
 
 
 NONPAR_SHARE = Decimal("0.95")      # Social Security Act section 1848(a)(3)
@@ -1121,22 +1127,16 @@ def nonpar_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Fig
     if not plan.nonpar:
         return []
     paid, limit = [], []
-    for row in modifier_rows(rows, plan.modifier):
-        if not row.in_focus or row.proposed or row.hcpcs not in plan.focus_codes:
-            continue
-        for setting, field in measured_fields(replace(plan, measure="payment")):
-            amount = stated(row, field)
-            if amount is None:
-                continue
-            common = dict(codes=(_name(row),), rows=(row.label,), setting=setting, place=row.locality)
-            nonpar = _cents(amount * NONPAR_SHARE)
-            paid.append(Figure(kind=FigureKind.NONPAR, label=f"[computed: {_name(row)} non-participating 95%, "
-                               f"{_short(row.label)}]", inputs=(amount,), value=nonpar, percent=NONPAR_SHARE * 100,
-                               how="95% 1848(a)(3)", **common))
-            limit.append(Figure(kind=FigureKind.LIMITING, label=f"[computed: {_name(row)} limiting charge, "
-                                f"{_short(row.label)}]", inputs=(amount, nonpar),
-                                value=_cents(amount * NONPAR_SHARE * LIMITING_SHARE), percent=LIMITING_SHARE * 100,
-                                how="115% of 95% 1848(g)(2)(C)", **common))
+    for row, setting, amount in _asked_amounts(rows, plan):
+        common = dict(codes=(_name(row),), rows=(row.label,), setting=setting, place=row.locality)
+        nonpar = _cents(amount * NONPAR_SHARE)
+        paid.append(Figure(kind=FigureKind.NONPAR, label=f"[computed: {_name(row)} non-participating 95%, "
+                           f"{_short(row.label)}]", inputs=(amount,), value=nonpar, percent=NONPAR_SHARE * 100,
+                           how="95% 1848(a)(3)", **common))
+        limit.append(Figure(kind=FigureKind.LIMITING, label=f"[computed: {_name(row)} limiting charge, "
+                            f"{_short(row.label)}]", inputs=(amount, nonpar),
+                            value=_cents(amount * NONPAR_SHARE * LIMITING_SHARE), percent=LIMITING_SHARE * 100,
+                            how="115% of 95% 1848(g)(2)(C)", **common))
     return limit + paid if plan.nonpar == "limiting" else paid + limit
 
 
