@@ -22,6 +22,7 @@ from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND
                                        year_extreme_factor, biggest_step_factor)
 from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
+from carenav_core.chat.glossary import GLOSSARY_KIND
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
 from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
@@ -47,7 +48,7 @@ DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NO
                              WarningKind.WEAK_MATCH})
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 # excerpts made by code, never quoted as rule text
-NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, GPCI_KIND, INDICATOR_KIND})
+NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, GPCI_KIND, INDICATOR_KIND, GLOSSARY_KIND})
 COMMENTERS_HEADING = "What commenters said (CMS's summary of the public comments):"
 CMS_DECIDED = "What CMS decided after the comments:"
 # Words of CMS's reasoning about RVUs; a paragraph with none of them says nothing about valuation.
@@ -1349,6 +1350,11 @@ class DeterministicWriter:
             yield line + "\n"
 
     def _lines(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:
+        # "What is an RVU?": the term's definition (data/glossary.toml) answers it; rule text would only be near it
+        defined = [f"- {s.text.rstrip('.')} {s.label}." for s in prepared.sources if s.kind == GLOSSARY_KIND]
+        yield from defined
+        if defined and not (prepared.rows or prepared.factors or prepared.anesthesia or prepared.gpci):
+            return
         if prepared.factors:          # "What is the CY 2026 conversion factor?": the amounts first
             yield from ("- " + s for s in biggest_step_factor(prepared.factors, prepared.question) +
                         year_extreme_factor(prepared.factors, prepared.question) +

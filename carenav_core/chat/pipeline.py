@@ -38,6 +38,7 @@ from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionP
                                     listed, narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
+from carenav_core.chat.glossary import glossary_sources
 from carenav_core.chat.schedule_rank import rank_schedule, status_examples
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
@@ -422,18 +423,25 @@ _SPLIT_CODE = re.compile(r"\b(?:code|CPT|HCPCS)?\s*#?\b(\d{2}|\d{3}|[A-V]\d{1,3}
                          re.IGNORECASE)
 
 
-_BASE_UNITS = re.compile(r"\b(?:anesthesia\s+)?base\s+units?\b|\bASA\s+(?:base\s+)?units?\b", re.IGNORECASE)
+# Figures a question may ask for that the loaded files do not hold: said, never guessed
+NOT_LOADED = (
+    (re.compile(r"\b(?:anesthesia\s+)?base\s+units?\b|\bASA\s+(?:base\s+)?units?\b", re.IGNORECASE),
+     "Anesthesia base units are not in the loaded files (CMS publishes them in its anesthesia base units file, apart "
+     "from the PFS RVU files), so none is stated; an anesthesia service is paid (base units + time units) × the "
+     "anesthesia conversion factor of its locality."),
+    (re.compile(r"\bbudget[- ]neutrality\b|\bBN adjust\w*|\bMedicare Economic Index\b|\bMEI\b|\bupdate factor\b",
+                re.IGNORECASE),
+     "The loaded data hold the conversion factors themselves (data/pfs_rules.toml), not their parts (the budget-"
+     "neutrality adjustment, the statutory update, the Medicare Economic Index): a CF change shown is all of them "
+     "together, and each part is stated only where an indexed rule's text gives it."),
+)
 
 
-def _base_units_note(text: str) -> tuple[WarningEvent, ...]:
-    """"How many base units does 01402 have?": anesthesia base units are not in the PFS files the data load (CMS
-    publishes them apart, in its anesthesia base units file), so the count is said to be missing, not guessed."""
-    if not _BASE_UNITS.search(text):
-        return ()
-    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="Anesthesia base units are not in the loaded files "
-                         "(CMS publishes them in its anesthesia base units file, apart from the PFS RVU files), so "
-                         "none is stated; an anesthesia service is paid (base units + time units) × the anesthesia "
-                         "conversion factor of its locality."),)
+def _not_loaded_note(text: str) -> tuple[WarningEvent, ...]:
+    """"How many base units does 01402 have?", "the budget neutrality adjustment in the 2023 CF", "what is the MEI":
+    a figure the loaded files do not hold is said to be missing (NOT_LOADED), not guessed."""
+    return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=said) for asks, said in NOT_LOADED
+                 if asks.search(text))
 
 
 def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence, gpci: Sequence
@@ -746,7 +754,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         if valuation and plan.cf_change is None and plan.cf_year is None \
         else ((), (), (), ())
     warnings += noted + _other_payer_note(text, rows, factors) + \
-        _no_code_note(text, detection, factors, anesthesia, gpci) + _base_units_note(text)
+        _no_code_note(text, detection, factors, anesthesia, gpci) + _not_loaded_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     multiple = multiple_figures(rows, indicators, plan)
     if plan.same_session and not multiple and "mult_proc" not in asked_indicators(text):
@@ -768,7 +776,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
-    sources = (tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors)
+    sources = (glossary_sources(text) + tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors)
                + ((local.source(),) if local else ()) + (indices.sources() if indices else ())
                + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,

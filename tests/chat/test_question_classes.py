@@ -1830,3 +1830,39 @@ def test_the_sequestration_reduction_is_applied_to_medicares_share_where_in_forc
     assert bool(cut) is reduced
     assert all(f.value == _cent(splits[f.setting].value * Decimal("0.98")) for f in cut)
     assert reduced or any("sequestration reduction is applied only to CY 2023" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question, term", [("What is an RVU?", "Relative value units (RVUs)"),
+                                            ("What does limiting charge mean?", "Limiting charge"),
+                                            ("Explain what a GPCI is", "Geographic practice cost indices (GPCIs)"),
+                                            ("what is the global period", "Global surgical package")])
+def test_a_term_asked_for_its_meaning_is_defined_from_the_glossary(backends, question, term):
+    from carenav_core.chat.glossary import load_glossary
+    prepared = prepare(question, backends, today=TODAY)
+    (entry,) = [t for t in load_glossary() if t.name == term]
+    lines = [line for line in said(prepared).splitlines() if line.startswith("- ")]
+    assert lines[0] == f"- {entry.definition.rstrip('.')} [Definition: {term}]."
+    assert len(lines) == 1 or prepared.gpci        # no rule text beside it; the GPCIs' ranges may follow
+
+
+def test_every_glossary_definition_passes_the_output_guard():
+    """A definition the guard would withhold would silently vanish from the answer."""
+    from carenav_core.chat.evidence import build_evidence
+    from carenav_core.chat.glossary import load_glossary
+    from carenav_core.chat.guard import check_sentence
+    for term in load_glossary():
+        source = term.source()
+        assert check_sentence(f"{source.text.rstrip('.')} {source.label}.", build_evidence((), (source,), (), ())) == ()
+
+
+@pytest.mark.parametrize("question", ["What is the CY 2026 conversion factor?", "What is the GPCI for Seattle?",
+                                      "What is the limiting charge for 99214 in 2026?"])
+def test_a_terms_value_asked_is_not_a_definition_question(backends, question):
+    from carenav_core.chat.glossary import GLOSSARY_KIND
+    assert not [s for s in prepare(question, backends, today=TODAY).sources if s.kind == GLOSSARY_KIND]
+
+
+def test_budget_neutrality_and_the_mei_are_said_not_to_be_loaded(backends):
+    for question in ("What was the budget neutrality adjustment in the 2023 conversion factor?", "What is the MEI?"):
+        prepared = prepare(question, backends, today=TODAY)
+        assert any(w.kind is WarningKind.NOT_IN_DATA and "not their parts" in w.message for w in prepared.warnings)
