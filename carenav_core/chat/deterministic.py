@@ -20,7 +20,8 @@ from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
                                        asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary,
                                        year_extreme_factor, biggest_step_factor)
-from carenav_core.chat.figures import (MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure, FigureKind,
+from carenav_core.chat.figures import (MAX_PLACES_COMPARED, MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure,
+                                       FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.glossary import GLOSSARY_KIND
 from carenav_core.chat.guard import check_sentence
@@ -774,6 +775,37 @@ _BY_CHANGE = re.compile(r"\b(?:rank|order|sort)\w*\b.{0,80}?\bby\s+(?:the\s+|the
                         r"\s+)?(?P<what>change|increase|decrease|growth|cut|drop|decline|rise)", re.IGNORECASE)
 
 
+PLACES_LISTED = 10         # a place ranking of more places names the three at each end
+
+
+def place_ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[str]:
+    """"Compare 99214 in Manhattan, Alaska, rest of Florida and Puerto Rico": four places or more (a state's every
+    locality too) get, per asked code and setting asked, the newest final year's locality payments highest first, each
+    with its row's label (two or three places are compared pairwise by the figures instead)."""
+    said = []
+    local = [r for r in rows if r.in_focus and r.locality and not r.proposed and not r.mod]
+    for code in plan.focus_codes:
+        mine = [r for r in local if r.hcpcs == code]
+        if not mine:
+            continue
+        year = max(r.cy for r in mine)
+        by_place = {r.locality: r for r in mine if r.cy == year}
+        if len(by_place) <= MAX_PLACES_COMPARED:
+            continue
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            priced = sorted((r for r in by_place.values() if stated(r, field) is not None),
+                            key=lambda r: stated(r, field), reverse=True)
+            if len(priced) <= MAX_PLACES_COMPARED:
+                continue
+            shown = priced if len(priced) <= PLACES_LISTED else priced[:3] + priced[-3:]
+            items = [f"{r.locality} {_money(stated(r, field))} {r.label}" for r in shown]
+            if len(priced) > PLACES_LISTED:
+                items.insert(3, "… (the others between them in the table) …")
+            said.append(f"In CY{year}, {code}'s {setting} payment in the places asked, highest first: "
+                        f"{', '.join(items)}.")
+    return said
+
+
 def change_ranking_sentences(figures: Sequence[Figure], question: str) -> list[str]:
     """"Rank 99221, 99222 and 99223 by percent change since 2022": per setting, each code's change over the widest span
     computed (national, final), ordered by its percent (a decrease asked: most negative first), each with its label."""
@@ -1421,6 +1453,7 @@ class DeterministicWriter:
         if not whole:
             yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
                         extreme_sentences(ranked, plan, prepared.question))
+        yield from ("- " + s for s in place_ranking_sentences(rows, plan))    # four places or more, ranked
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in biggest_step_sentences(prepared.figures, prepared.question))

@@ -429,6 +429,9 @@ NOT_LOADED = (
      "Anesthesia base units are not in the loaded files (CMS publishes them in its anesthesia base units file, apart "
      "from the PFS RVU files), so none is stated; an anesthesia service is paid (base units + time units) × the "
      "anesthesia conversion factor of its locality."),
+    (re.compile(r"\b(?:ZIP|zip\s*code|postal\s*code)s?\s*#?:?\s*\d{5}\b", re.IGNORECASE),
+     "ZIP codes are not mapped to payment localities here (the loaded county files map counties): name the city, "
+     "county or state to price the code there."),
     (re.compile(r"\bbudget[- ]neutrality\b|\bBN adjust\w*|\bMedicare Economic Index\b|\bMEI\b|\bupdate factor\b",
                 re.IGNORECASE),
      "The loaded data hold the conversion factors themselves (data/pfs_rules.toml), not their parts (the budget-"
@@ -733,6 +736,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
+        if plan.places and Intent.POLICY in plan.intents and not (ASKS_RULE.search(text) or WHY.search(text)):
+            # "Compare 99214 in Manhattan, Alaska and Puerto Rico": the places' rows answer it, not rule text
+            plan = dataclasses.replace(plan, intents=tuple(dict.fromkeys(
+                Intent.LOOKUP if i is Intent.POLICY else i for i in plan.intents)))
     rows, noted = at_asked_cf(rows, plan)
     warnings += noted
     figures = compute_figures(rows, plan)

@@ -23,6 +23,7 @@ _NOT_CODES = re.compile(
     r"|(?<!\d)\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"   # 19,090 (not "99213,99214": two codes)
     r"|\d+\.\d+"                            # 33.4009
     r"|https?://\S+"
+    r"|\b(?:ZIP|zip\s*code|postal\s*code)s?\s*#?:?\s*\d{5}(?:-\d{4})?\b"     # "zip code 10001" is a place
     # A five-digit number followed by a counted noun is a count, not a CPT code ("20250 beneficiaries").
     # "claims", "services" and "visits" are left out: "99490 claims" names the code.
     r"|\b\d{5}(?=\s+(?:more\s+|additional\s+|new\s+|fewer\s+|other\s+)?(?:" + "|".join((

@@ -1866,3 +1866,20 @@ def test_budget_neutrality_and_the_mei_are_said_not_to_be_loaded(backends):
     for question in ("What was the budget neutrality adjustment in the 2023 conversion factor?", "What is the MEI?"):
         prepared = prepare(question, backends, today=TODAY)
         assert any(w.kind is WarningKind.NOT_IN_DATA and "not their parts" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question", ["Compare 99214 in Manhattan, Alaska, rest of Florida and Puerto Rico in 2026",
+                                      "What does 99213 pay in California in 2026?"])
+def test_four_places_or_more_are_ranked_by_payment(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert "payment in the places asked, highest first:" in lead
+    local = [r for r in prepared.rows if r.in_focus and r.locality and r.cy == 2026 and not r.proposed]
+    top = max(local, key=lambda r: r.payment_nonfac)
+    assert lead.split("highest first: ")[1].startswith(f"{top.locality} ${top.payment_nonfac:,}")
+
+
+def test_a_zip_code_is_not_read_as_a_code_and_is_said_not_mapped(backends):
+    prepared = prepare("What is the payment for 99214 in zip code 10001?", backends, today=TODAY)
+    assert "10001" not in prepared.detection.codes
+    assert any("ZIP codes are not mapped" in w.message for w in prepared.warnings)
