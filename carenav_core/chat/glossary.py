@@ -5,16 +5,15 @@ CY 2026 conversion factor", "the GPCI for Seattle") is not a definition question
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from carenav_core.chat.events import Source
-from carenav_core.errors import ConfigError
 from carenav_core.settings import PROJECT_ROOT
+from carenav_core.tomlfile import read_tables
 
 GLOSSARY_FILE = PROJECT_ROOT / "data" / "glossary.toml"
 GLOSSARY_KIND = "term definition"
@@ -56,20 +55,9 @@ def _asks(names: list[str]) -> re.Pattern[str]:
 
 @lru_cache(maxsize=2)
 def load_glossary(path: Path = GLOSSARY_FILE) -> tuple[Term, ...]:
-    """The glossary; ConfigError names the file and the entry."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))["term"]
-    except (OSError, tomllib.TOMLDecodeError, KeyError) as exc:
-        raise ConfigError(f"{path}: expected [[term]] tables: {exc}") from exc
-    terms = []
-    for number, entry in enumerate(raw, start=1):
-        try:
-            t = _Term.model_validate(entry)
-        except ValidationError as exc:
-            raise ConfigError(f"{path}: term {number}: {exc}") from exc
-        terms.append(Term(key=t.key, name=t.name, asks=_asks(t.names), definition=t.definition,
-                          reference_title=t.reference_title, href=t.href))
-    return tuple(terms)
+    """The glossary; ConfigError names the file, the entry and the field."""
+    return tuple(Term(key=t.key, name=t.name, asks=_asks(t.names), definition=t.definition,
+                      reference_title=t.reference_title, href=t.href) for t in read_tables(path, "term", _Term))
 
 
 def glossary_sources(text: str) -> tuple[Source, ...]:

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import math
 import statistics
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from carenav_core.errors import ConfigError
 from carenav_core.retrieval.dedup import duplicate_groups
 from carenav_core.settings import PROJECT_ROOT
+from carenav_core.tomlfile import read_tables
 
 QUERIES_FILE = PROJECT_ROOT / "data" / "eval" / "retrieval_queries.toml"
 # More labelled queries, all "tuning", written later from the paragraphs without reading QUERIES_FILE and kept
@@ -47,17 +46,7 @@ class LabelledQuery(BaseModel):
 
 def load_labelled(path: Path = QUERIES_FILE) -> tuple[LabelledQuery, ...]:
     """The labelled queries; ConfigError names the file, the query number and the field."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))["query"]
-    except (OSError, tomllib.TOMLDecodeError, KeyError) as exc:
-        raise ConfigError(f"{path}: expected [[query]] tables: {exc}") from exc
-    queries = []
-    for number, entry in enumerate(raw, start=1):
-        try:
-            queries.append(LabelledQuery.model_validate(entry))
-        except ValidationError as exc:
-            raise ConfigError(f"{path}: query {number}: {exc}") from exc
-    return tuple(queries)
+    return tuple(read_tables(path, "query", LabelledQuery))
 
 
 def fitting_queries() -> tuple[LabelledQuery, ...]:

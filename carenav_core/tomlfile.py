@@ -1,0 +1,28 @@
+"""Project data files of `[[table]]` entries, each validated by a pydantic model: a bad file or entry is a ConfigError
+that names the file, the entry's number and the field."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from carenav_core.errors import ConfigError
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_tables(path: Path, table: str, model: type[Model]) -> list[Model]:
+    """Every `[[table]]` entry of the TOML file at `path`, validated as `model`, in file order."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))[table]
+    except (OSError, tomllib.TOMLDecodeError, KeyError) as exc:
+        raise ConfigError(f"{path}: expected [[{table}]] tables: {exc}") from exc
+    entries = []
+    for number, entry in enumerate(raw, start=1):
+        try:
+            entries.append(model.model_validate(entry))
+        except ValidationError as exc:
+            raise ConfigError(f"{path}: {table} {number}: {exc}") from exc
+    return entries
