@@ -1445,14 +1445,12 @@ class DeterministicWriter:
         plan, rows = prepared.plan, prepared.rows
         addons = family_addons(rows, plan)      # "which office visit code rose most": G2211 is no visit
         ranked = [r for r in rows if r.hcpcs not in addons]
-        whole = prepared.ranking.sentence(rows) if prepared.ranking is not None else ""
-        by_change = change_ranking_sentences(prepared.figures, prepared.question)
-        yield from ("- " + s for s in by_change)     # "rank 99221-99223 by percent change since 2022"
-        whole = whole or (" " if by_change else "")
-        yield from ("- " + s for s in [whole] if s.strip())    # "which code has the highest work RVU": the ranking
-        if not whole:
-            yield from ("- " + s for s in ranking_sentences(ranked, plan, prepared.question) or
-                        extreme_sentences(ranked, plan, prepared.question))
+        # "which code has the highest work RVU": the file's ranking; "rank 99221-99223 by percent change": by it;
+        # otherwise the asked codes ranked, or the one that pays most
+        ordered = [s for s in [prepared.ranking.sentence(rows) if prepared.ranking is not None else ""] if s] + \
+            change_ranking_sentences(prepared.figures, prepared.question)
+        yield from ("- " + s for s in ordered or ranking_sentences(ranked, plan, prepared.question) or
+                    extreme_sentences(ranked, plan, prepared.question))
         yield from ("- " + s for s in place_ranking_sentences(rows, plan))    # four places or more, ranked
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))

@@ -30,9 +30,8 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, co_surgery_figures,
-                                      compute_figures,
-                                      locality_extremes, multiple_figures, nonpar_figures, practitioner_figures,
-                                      timeless_codes, year_cf_is_proposed)
+                                      compute_figures, locality_extremes, multiple_figures, nonpar_figures,
+                                      practitioner_figures, timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_indicators, asked_pos,
                                     listed, narrowed_by_descriptor, plan_question)
@@ -494,6 +493,10 @@ def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Qu
         "will differ.")),)
 
 
+TELEHEALTH_BEFORE_2024 = ("in CY 2020-2023 Medicare paid telehealth at the rate of the place the visit would have "
+                          "taken place in person (modifier 95)")
+
+
 def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ...]:
     """"What does 99213 pay at POS 22?": which PFS rate that place of service is paid at (plan.asked_pos), said."""
     named = asked_pos(text)
@@ -502,10 +505,10 @@ def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ..
         named = ()          # telehealth before CY 2024: no place of service decided the rate; said below
     if not named and rows and all(r.cy < 2024 for r in rows if r.in_focus) and re.search(
             r"\btele-?(?:health|medicine)\b", text, re.IGNORECASE):
-        return (WarningEvent(kind=WarningKind.READ_AS, message=(
-            "In CY 2020-2023 Medicare paid telehealth at the rate of the place the visit would have taken place in "
-            "person (modifier 95); telehealth rates by place of service (POS 10 at home: non-facility; POS 02 "
-            "elsewhere: facility) apply from CY 2024 (CY 2024 final rule, 88 FR 78818).")),)
+        return (WarningEvent(kind=WarningKind.READ_AS, message=TELEHEALTH_BEFORE_2024[0].upper() +
+                             TELEHEALTH_BEFORE_2024[1:] + "; telehealth rates by place of service (POS 10 at home: "
+                             "non-facility; POS 02 elsewhere: facility) apply from CY 2024 (CY 2024 final rule, "
+                             "88 FR 78818)."),)
     if not named or not rows:
         return ()
     each = "; ".join(f"place of service {code} ({name}) is paid at the PFS {setting} rate" for code, name, setting in named)
@@ -514,8 +517,7 @@ def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ..
         # the CY 2024 final rule: telehealth to a patient at home (POS 10) at the non-facility rate, elsewhere (POS 02)
         # at the facility rate; in CY 2020-2023 (the public health emergency) at the in-person place's rate
         tele = " Telehealth rates by place of service apply from CY 2024 (CY 2024 final rule, 88 FR 78818)" + \
-            ("; in CY 2020-2023 Medicare paid telehealth at the rate of the place the visit would have taken place in "
-             "person (modifier 95)" if any(r.cy < 2024 for r in rows if r.in_focus) else "") + "."
+            (f"; {TELEHEALTH_BEFORE_2024}" if any(r.cy < 2024 for r in rows if r.in_focus) else "") + "."
     return (WarningEvent(kind=WarningKind.READ_AS, message=each[0].upper() + each[1:] + " (Medicare Claims Processing "
                          "Manual, chapter 12, section 20.4.2)." + tele),)
 
@@ -673,6 +675,12 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
     return merge(retrieved, code_cited(backends.store, list(detection.codes), CITED_PER_CODE, question=text, skip=shown))
 
 
+def _rows_answer(plan: QuestionPlan) -> QuestionPlan:
+    """The plan with a rule-text (POLICY) intent read as a LOOKUP: the rows found for the question answer it."""
+    return dataclasses.replace(plan, intents=tuple(dict.fromkeys(
+        Intent.LOOKUP if i is Intent.POLICY else i for i in plan.intents)))
+
+
 def _filled_from_schedule(fee_db, text: str, detection: Detection) -> Detection:
     """"98000-98007": the codes inside a short written range that the loaded fee schedule holds in any year, added as
     written out (detect() fills a range only with codes a family lists)."""
@@ -712,9 +720,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             is not None and ranked.codes:
         # "Which code has the highest work RVU in 2026?": the file's ranking decides the codes, answered as asked
         detection = ranked.detection()
-        plan = plan_question(text, detection, today)
-        plan = dataclasses.replace(plan, intents=tuple(dict.fromkeys(
-            Intent.LOOKUP if i is Intent.POLICY else i for i in plan.intents)))    # the rows answer it, not rule text
+        plan = _rows_answer(plan_question(text, detection, today))
         warnings += (ranked.note(),)
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
@@ -736,10 +742,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if rows and backends.fee_db is not None:
         plan, rows, noted = _localities(backends, text, plan, rows, today)
         warnings += noted
-        if plan.places and Intent.POLICY in plan.intents and not (ASKS_RULE.search(text) or WHY.search(text)):
-            # "Compare 99214 in Manhattan, Alaska and Puerto Rico": the places' rows answer it, not rule text
-            plan = dataclasses.replace(plan, intents=tuple(dict.fromkeys(
-                Intent.LOOKUP if i is Intent.POLICY else i for i in plan.intents)))
+        if plan.places and not (ASKS_RULE.search(text) or WHY.search(text)):
+            plan = _rows_answer(plan)       # "Compare 99214 in Manhattan, Alaska and Puerto Rico": the places' rows
     rows, noted = at_asked_cf(rows, plan)
     warnings += noted
     figures = compute_figures(rows, plan)
@@ -783,7 +787,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
-    sources = (glossary_sources(text) + tuple(f.source() for f in indicators) + definition_sources(detection) + factor_sources(factors)
+    sources = (glossary_sources(text) + tuple(f.source() for f in indicators) + definition_sources(detection)
+               + factor_sources(factors)
                + ((local.source(),) if local else ()) + (indices.sources() if indices else ())
                + tuple(source_of(h) for h in found.hits))
     messages, dropped, dropped_rows = fit_prompt(text, sources, rows, unpriced, figures=figures,
