@@ -7,6 +7,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from carenav_core.codes.families import Family, load_families
+from carenav_core.codes.procedures import code_system, named_procedures
 
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
 # administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
@@ -205,4 +206,16 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
     read += [(text[start:end], synonym) for start, end, synonym in sorted(fixes)]
     for start, end, synonym in sorted(fixes, reverse=True):      # from the end: earlier offsets stay valid
         text = text[:start] + synonym + text[end:]
+    # a procedure named in words ("a total knee replacement") is read as its codes, written after the words so that
+    # everything downstream sees a question naming them; not where the question already writes all of them
+    written = {m.group(1).upper() for m in _CODE.finditer(_NOT_CODES.sub(lambda m: " " * len(m.group(0)), text))}
+    taken = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    found = []
+    for start, end, procedure in named_procedures(text, taken):
+        if not set(procedure.codes) <= written:     # once each ("EKGs and ECGs")
+            found.append((start, end, procedure))
+            written |= set(procedure.codes)
+    read += [(text[start:end], procedure.read_as()) for start, end, procedure in found]
+    for _, end, procedure in reversed(found):
+        text = f"{text[:end]} ({code_system(procedure.codes[0])} {', '.join(procedure.codes)}){text[end:]}"
     return text, tuple(read)

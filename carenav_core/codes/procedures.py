@@ -1,0 +1,123 @@
+"""Procedures and services named in words ("a total knee replacement", "a flu shot"), read from data/procedures.toml.
+
+A question that names a procedure rather than its code is read as the procedure's codes, and the answer says so
+("Read “total knee replacement” as CPT 27447 (CMS: Total knee arthroplasty)"), so an analyst who meant another code
+sees which one was priced. Pure: no database, no model; the codes and descriptors are checked against the loaded CMS
+releases by tests/codes/test_procedures.py.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from carenav_core.codes.families import CODE_PATTERN
+from carenav_core.errors import ConfigError
+from carenav_core.settings import PROJECT_ROOT
+
+PROCEDURES_FILE = PROJECT_ROOT / "data" / "procedures.toml"
+
+
+class _ProcedureEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(description="Display name of the procedure.")
+    synonyms: list[str] = Field(min_length=1, description="Words matched in questions.")
+    codes: list[str] = Field(min_length=1, description="The HCPCS/CPT codes the words are read as.")
+    descriptors: list[str] = Field(min_length=1, description="Each code's CMS short descriptor, in the same order.")
+
+    @model_validator(mode="after")
+    def _checked(self) -> "_ProcedureEntry":
+        bad = [c for c in self.codes if not CODE_PATTERN.match(c)]
+        if bad:
+            raise ValueError(f"not HCPCS/CPT codes: {bad}")
+        if len(set(self.codes)) != len(self.codes):
+            raise ValueError("duplicate code")
+        if len(self.descriptors) != len(self.codes):
+            raise ValueError(f"{len(self.codes)} codes but {len(self.descriptors)} descriptors")
+        return self
+
+
+@dataclass(frozen=True, kw_only=True)
+class Procedure:
+    key: str
+    name: str
+    synonyms: tuple[str, ...]
+    codes: tuple[str, ...]
+    descriptors: tuple[str, ...]
+
+    def read_as(self) -> str:
+        """How the answer says the words were read: "CPT 27447 (CMS: Total knee arthroplasty)"."""
+        return ", ".join(f"{code_system(c)} {c} (CMS: {d})" for c, d in zip(self.codes, self.descriptors))
+
+
+def code_system(code: str) -> str:
+    """"CPT" for a numeric code, "HCPCS" for a Level II code (a letter and four digits)."""
+    return "HCPCS" if code[:1].isalpha() else "CPT"
+
+
+def parse_procedures(text: str, source: str = "procedures.toml") -> tuple[Procedure, ...]:
+    """Parse and validate a procedure registry; raises ConfigError naming the entry and field."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    unknown = set(raw) - {"procedure"}
+    if unknown:
+        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [procedure.*]")
+    procedures, owner = [], {}
+    for key, entry in raw.get("procedure", {}).items():
+        try:
+            parsed = _ProcedureEntry.model_validate(entry)
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: procedure {key}: {exc}") from exc
+        for synonym in parsed.synonyms:
+            if (other := owner.setdefault(_normal(synonym), key)) != key:
+                raise ConfigError(f"{source}: procedure {key}: synonym {synonym!r} is already procedure {other}'s")
+        procedures.append(Procedure(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
+                                    codes=tuple(parsed.codes), descriptors=tuple(parsed.descriptors)))
+    return tuple(procedures)
+
+
+@lru_cache(maxsize=4)
+def load_procedures(path: Path = PROCEDURES_FILE) -> tuple[Procedure, ...]:
+    """The registry shipped in data/procedures.toml."""
+    return parse_procedures(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.split(r"[\s\-]+", text.lower()))
+
+
+@lru_cache(maxsize=4)
+def _index(procedures: tuple[Procedure, ...]) -> tuple[re.Pattern[str], dict[str, Procedure]]:
+    by_synonym = {_normal(s): p for p in procedures for s in p.synonyms}
+    # longest first: "screening colonoscopy" before "colonoscopy", "partial knee replacement" before "knee replacement"
+    parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s))
+             for s in sorted(by_synonym, key=len, reverse=True)]
+    # a plural or possessive is the procedure too ("two knee replacements", "the EGD's value"); never inside a word,
+    # nor a procedure already followed by its code ("a total knee replacement (27447)")
+    pattern = re.compile(r"(?<![\w&])(" + "|".join(parts) + r")(?:'?s|’s)?(?![\w&])", re.IGNORECASE)
+    return pattern, by_synonym
+
+
+def named_procedures(text: str, taken: list[tuple[int, int]] = (),
+                     procedures: tuple[Procedure, ...] | None = None) -> list[tuple[int, int, Procedure]]:
+    """Each procedure the text names in words, as (start, end, procedure), leftmost first; spans overlapping `taken`
+    (words that already name a code family) are left alone.
+
+    >>> [(p.key, p.codes) for _, _, p in named_procedures("Pay for a total knee replacement vs a screening colonoscopy?")]
+    [('TKA', ('27447',)), ('SCREEN_COLONOSCOPY', ('G0121', 'G0105'))]
+    """
+    procedures = load_procedures() if procedures is None else procedures
+    pattern, by_synonym = _index(procedures)
+    found = []
+    for m in pattern.finditer(text):
+        start, end = m.span(1)
+        if any(start < b and a < end for a, b in taken):
+            continue
+        found.append((start, m.end(), by_synonym[_normal(m.group(1))]))
+    return found

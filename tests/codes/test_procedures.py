@@ -1,0 +1,87 @@
+"""Procedures named in words ("a total knee replacement") are read as their codes, and the answer says how."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from carenav_core.chat.deterministic import DeterministicWriter
+from carenav_core.chat.events import WarningKind
+from carenav_core.chat.pipeline import prepare
+from carenav_core.codes import detect
+from carenav_core.codes.detect import spelled_out
+from carenav_core.codes.procedures import load_procedures, named_procedures, parse_procedures
+from carenav_core.errors import ConfigError
+
+TODAY = date(2026, 12, 1)
+
+
+def test_every_code_and_descriptor_is_the_newest_loaded_releases(fee_db):
+    newest = fee_db.execute("SELECT max(cy) FROM current_rvu").fetchone()[0]
+    loaded = dict(fee_db.execute("SELECT hcpcs, any_value(description) FROM current_rvu WHERE cy = ? AND "
+                                 "coalesce(mod, '') = '' GROUP BY hcpcs", [newest]).fetchall())
+    wrong = {(p.key, c): (d, loaded.get(c)) for p in load_procedures() for c, d in zip(p.codes, p.descriptors)
+             if loaded.get(c) != d}
+    assert wrong == {}
+    assert len(load_procedures()) >= 80
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("What does Medicare pay for a total knee replacement in 2026?", {"27447"}),
+    ("Compare a partial knee replacement with a knee replacement", {"27446", "27447"}),     # longest match first
+    ("screening colonoscopy payment 2025", {"G0121", "G0105"}),                             # not all colonoscopies
+    ("How much is a colonoscopy?", {"45378", "45380", "45385"}),
+    ("What do two knee replacements and three flu shots pay?", {"27447", "G0008"}),          # plurals
+    ("What is the fee for an EKG in Boston?", {"93000"}),
+    ("what does medicare pay for CATARACT SURGERY", {"66984", "66982"}),
+    ("Incision and drainage of an abscess, 2024", {"10060", "10061"}),
+])
+def test_a_procedure_named_in_words_is_read_as_its_codes(question, codes):
+    text, read = spelled_out(question)
+    assert set(detect(text).codes) == codes
+    assert read and all(any(c in meant for c in codes) for _, meant in read)
+
+
+@pytest.mark.parametrize("question", [
+    "What does a total knee replacement (27447) pay?",      # the code is written: nothing to read
+    "Is chronic care management paid per month?",           # a family, not a procedure
+    "What did CMS say about the echo chamber of comments?",  # "echo" alone names no procedure
+    "How is the TKAX code valued?",                          # never inside a word
+])
+def test_words_that_name_no_further_procedure_are_left_alone(question):
+    text, read = spelled_out(question)
+    assert read == () and text == question
+
+
+def test_one_procedure_named_twice_is_read_once():
+    text, read = spelled_out("EKGs and ECGs in 2024")
+    assert len(read) == 1 and text.count("93000") == 1
+
+
+@pytest.mark.parametrize("toml, words", [
+    ('[procedure.X]\nname="x"\nsynonyms=["x"]\ncodes=["27447"]\n', "descriptors"),
+    ('[procedure.X]\nname="x"\nsynonyms=["x"]\ncodes=["2744"]\ndescriptors=["a"]\n', "not HCPCS/CPT codes"),
+    ('[procedure.X]\nname="x"\nsynonyms=["x"]\ncodes=["27447", "27130"]\ndescriptors=["a"]\n', "2 codes but 1"),
+    ('[procedure.X]\nname="x"\nsynonyms=["x y"]\ncodes=["27447"]\ndescriptors=["a"]\n'
+     '[procedure.Y]\nname="y"\nsynonyms=["X-Y"]\ncodes=["27130"]\ndescriptors=["b"]\n', "already procedure X's"),
+    ('[procedures.X]\nname="x"\n', "unknown top-level keys"),
+])
+def test_registry_validation_names_the_entry(toml, words):
+    with pytest.raises(ConfigError, match=words):
+        parse_procedures(toml)
+
+
+def test_family_words_are_not_taken_by_a_procedure():
+    question = "cardiac rehab"
+    assert [p.key for _, _, p in named_procedures(question)] == ["CARDIAC_REHAB"]
+    assert named_procedures(question, taken=[(0, len(question))]) == []
+
+
+def test_the_answer_prices_the_procedure_and_says_how_it_was_read(backends):
+    prepared = prepare("What does Medicare pay for a total knee replacement in 2026?", backends, today=TODAY)
+    focus = [r for r in prepared.rows if r.in_focus]
+    assert {r.hcpcs for r in focus} == {"27447"} and {r.cy for r in focus} == {2026}
+    read = [w for w in prepared.warnings if w.kind == WarningKind.READ_AS]
+    assert read and "total knee replacement" in read[0].message and "27447" in read[0].message
+    text = "".join(DeterministicWriter().stream(prepared))
+    assert f"${focus[0].payment_fac:,.2f}" in text
