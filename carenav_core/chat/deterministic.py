@@ -547,7 +547,8 @@ def _co_surgery_sentence(figure: Figure) -> str:
 
 
 _YES_NO = re.compile(r"\s*(?:can|may|could|is|are|will|would)\b", re.IGNORECASE)
-_MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+) (\S+) ind (\S+)$")
+_MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+|less-base(?:-50%)? \S+ \S+) (\S+) "
+                             r"ind (\S+)$")
 
 
 def _multiple_sentence(figure: Figure) -> str:
@@ -565,6 +566,17 @@ def _multiple_sentence(figure: Figure) -> str:
         elif rule == "50%":
             parts.append(f"{many} at 50% (${Decimal(got):,}{each} of {_money(amount)})")
             rules.append(f"the highest-paid procedure at 100%, each other at 50%: indicator {value}")
+        elif rule.startswith("less-base"):
+            _, base, base_amount = rule.split()
+            halved = rule.startswith("less-base-50%")
+            parts.append(f"{many}, the family's base, at $0.00 (not paid separately beside a member of its family)"
+                         if name == base else
+                         f"{many} at ${Decimal(got):,}{each} ({_money(amount)} less its endoscopic base {base}'s "
+                         f"${Decimal(base_amount):,}{', then at 50%' if halved else ''})")
+            rules.append("endoscopies of one family (indicator 3): the highest in full, each other less the base "
+                         "code's amount")
+            if halved:
+                rules.append("the highest-paid procedure at 100%, each other at 50%")
         elif rule == "half PE":
             parts.append(f"{many} at half {'their' if n > 1 else 'its'} practice expense (${Decimal(got):,}{each} of "
                          f"{_money(amount)})")

@@ -1173,10 +1173,14 @@ def co_surgery_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan:
 
 # The multiple-procedure rule by the MULT PROC indicator (Medicare Claims Processing Manual ch.12 §40.6; the same
 # ranking as carenav_core.pfs.pricer): 1-3 rank the day's procedures (every unit one) by amount, the highest at 100%,
-# each other at 50% (3's endoscopic family rule is not applied); 5 (therapy and selected services) pays the unit with
-# the highest practice expense in full and 50% of the practice expense of each other unit; 4, 6 and 7 (imaging,
-# cardiovascular, ophthalmology technical components) are not applied; 0 and 9 take no reduction.
+# each other at 50%; under 3, endoscopies of one family (one ENDO BASE code) are first paid as one procedure: the
+# highest in full and each other its amount less the base code's (never below zero; the base itself billed with a
+# member of its family adds nothing), and that family sum is then ranked against the day's other procedures under the
+# 100%/50% rule; 5 (therapy and selected services) pays the unit with the highest practice expense in full and 50% of
+# the practice expense of each other unit; 4, 6 and 7 (imaging, cardiovascular, ophthalmology technical components)
+# are not applied; 0 and 9 take no reduction.
 SURGICAL_MULTIPLE, THERAPY_MULTIPLE, NOT_APPLIED_MULTIPLE = frozenset("123"), "5", frozenset("467")
+ENDOSCOPIC_MULTIPLE = "3"
 _PE_FIELD = {"payment_nonfac": "pe_nonfac_rvu", "payment_fac": "pe_fac_rvu"}
 _TOTAL_FIELD = {"payment_nonfac": "total_nonfac", "payment_fac": "total_fac"}
 
@@ -1184,11 +1188,14 @@ _TOTAL_FIELD = {"payment_nonfac": "total_nonfac", "payment_fac": "total_fac"}
 def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:
     """"11042 and 17000 in the same session", "4 units of 97110 on one day": per setting asked, the asked codes' newest
     final rows (each code's MULT PROC indicator read in `indicators`, all of one year) priced together under the
-    multiple-procedure rule; no figure when no unit is reduced (the indicators then say why)."""
+    multiple-procedure rule; no figure when no unit is reduced (the indicators then say why). An endoscopy's base code
+    (its ENDO BASE indicator) is priced from the base's row of the same year, asked or not."""
     if not plan.same_session:
         return []
     flags = {fact.code: (fact.meaning.value, fact.row_label) for fact in indicators
              if fact.meaning.key == "mult_proc" and "-" not in fact.code}
+    base_of = {fact.code: fact.meaning.value for fact in indicators
+               if fact.meaning.key == "endo_base" and "-" not in fact.code and fact.meaning.value}
     counts = dict(plan.units)
     chosen = []
     for code in plan.focus_codes:
@@ -1199,6 +1206,10 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
         chosen.append((row, value, counts.get(code, 1)))
     if len({row.cy for row, _, _ in chosen}) != 1:
         return []
+    cy = chosen[0][0].cy
+    base_rows = {row.hcpcs: next((r for r in rows if r.hcpcs == base_of.get(row.hcpcs) and r.cy == cy and not r.mod
+                                  and not r.locality and not r.proposed), None)
+                 for row, value, _ in chosen if value == ENDOSCOPIC_MULTIPLE}
     figures = []
     for setting, field in measured_fields(replace(plan, measure="payment")):
         units = []              # (order, row, full amount, paid amount, rule)
@@ -1208,40 +1219,71 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
                 break
             units += [(row, value, amount)] * n
         else:
-            paid = _reduced(units, field)
+            bases = {code: (base.hcpcs, stated(base, field)) for code, base in base_rows.items()
+                     if base is not None and stated(base, field) is not None}
+            paid = _reduced(units, field, bases)
             if paid is None:
                 continue
             figures.append(_multiple_figure(paid, setting))
     return figures
 
 
-def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str
-             ) -> list[tuple[ValuationRow, str, Decimal, Decimal]] | None:
-    """Each unit with what it is paid under its rule, highest first; None when nothing is reduced."""
-    surgical = sorted((u for u in units if u[1] in SURGICAL_MULTIPLE), key=lambda u: -u[2])
-    therapy = sorted((u for u in units if u[1] == THERAPY_MULTIPLE),
+def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: dict[str, tuple[str, Decimal]]
+             ) -> list[tuple[ValuationRow, str, Decimal, Decimal, str]] | None:
+    """Each unit with what it is paid under its rule, highest first; None when nothing is reduced. `bases`: an
+    indicator-3 code's endoscopic base code and the base's amount in this setting. Each unit comes with its rule:
+    "full", "50%", "less-base 45378 378.10" (an endoscopy paid less its base), "less-base-50% ..." (and then halved as
+    the day's second procedure), "half PE", "not applied 4", "none 0"."""
+    family_bases = {base: amount for base, amount in bases.values()}
+    surgical = sorted((u for u in units if u[1] in SURGICAL_MULTIPLE or u[0].hcpcs in family_bases),
+                      key=lambda u: -u[2])
+    therapy = sorted((u for u in units if u[1] == THERAPY_MULTIPLE and u[0].hcpcs not in family_bases),
                      key=lambda u: -(getattr(u[0], _PE_FIELD[field]) or 0))
-    if len(surgical) < 2 and len(therapy) < 2:
+    # the day's surgical procedures as blocks: an endoscopic family of two or more units is one block (its highest in
+    # full, each other less the base), every other unit a block of its own; blocks ranked by what they are paid
+    families: dict[str, list] = {}
+    for unit in surgical:
+        if unit[1] == ENDOSCOPIC_MULTIPLE and unit[0].hcpcs in bases:
+            families.setdefault(bases[unit[0].hcpcs][0], []).append(unit)
+        elif unit[0].hcpcs in family_bases:     # the base billed with a member of its family: paid as the family's
+            families.setdefault(unit[0].hcpcs, []).append(unit)
+    blocks = []             # [(block amount, [(unit, amount in the block, endoscopic base or "")])]
+    for base, members in families.items():
+        if len(members) < 2:
+            continue
+        base_amount = family_bases[base]
+        parts = [(members[0], members[0][2], "")] + \
+            [(m, max(m[2] - base_amount, Decimal(0)), f"{base} {base_amount}") for m in members[1:]]
+        blocks.append((sum((p[1] for p in parts), Decimal(0)), parts))
+    grouped = {id(p[0]) for _, parts in blocks for p in parts}
+    blocks += [(u[2], [(u, u[2], "")]) for u in surgical if id(u) not in grouped]
+    blocks.sort(key=lambda b: -b[0])
+    if len(blocks) < 2 and len(therapy) < 2 and not any(len(parts) > 1 for _, parts in blocks):
         return None
-    paid = [(row, value, amount, amount if i == 0 else _cents(amount * Decimal("0.5")))
-            for i, (row, value, amount) in enumerate(surgical)]
+    paid = []
+    for i, (_, parts) in enumerate(blocks):
+        for (row, value, amount), in_block, base in parts:
+            got = in_block if i == 0 else _cents(in_block * Decimal("0.5"))
+            rule = (f"less-base {base}" if i == 0 else f"less-base-50% {base}") if base else \
+                "full" if got == amount else "50%"
+            paid.append((row, value, amount, got, rule))
     for i, (row, value, amount) in enumerate(therapy):
         pe = getattr(row, _PE_FIELD[field]) or Decimal(0)
         reduced = payment(getattr(row, _TOTAL_FIELD[field]) - pe / 2, row.cf)
-        paid.append((row, value, amount, amount if i == 0 or reduced is None else reduced))
-    paid += [(row, value, amount, amount) for row, value, amount in units
-             if value not in SURGICAL_MULTIPLE and value != THERAPY_MULTIPLE]
+        got = amount if i == 0 or reduced is None else reduced
+        paid.append((row, value, amount, got, "full" if got == amount else "half PE"))
+    paid += [(row, value, amount, amount, f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else
+              f"none {value or 'blank'}") for row, value, amount in units
+             if value not in SURGICAL_MULTIPLE and value != THERAPY_MULTIPLE and row.hcpcs not in family_bases]
     return paid
 
 
-def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal]], setting: str) -> Figure:
+def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal, str]], setting: str) -> Figure:
     """Equal units (same code, amount and payment) grouped, in the order paid: codes, full amounts per unit, counts;
-    `how` holds each group's payment per unit and its rule ("full", "50%", "half PE", "not applied 4", "none 0")."""
+    `how` holds each group's payment per unit and its rule ("full", "50%", "half PE", "less-base 45378 378.10",
+    "less-base-50% 45378 378.10", "not applied 4", "none 0")."""
     groups: list[list] = []
-    for row, value, amount, got in paid:
-        rule = ("full" if got == amount else "50%") if value in SURGICAL_MULTIPLE else \
-            ("full" if got == amount else "half PE") if value == THERAPY_MULTIPLE else \
-            f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else f"none {value or 'blank'}"
+    for row, value, amount, got, rule in paid:
         if groups and groups[-1][0] == _name(row) and groups[-1][1] == amount and groups[-1][3] == got:
             groups[-1][2] += 1
         else:

@@ -47,9 +47,10 @@ from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
 from carenav_core.codes.detect import range_candidates, spelled_out
 from carenav_core.codes.families import load_families
-from carenav_core.errors import ModelError
+from carenav_core.errors import ModelError, NotBuiltError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import LocalityError, directory, locality_rows
+from carenav_core.pfs.indicators import indicator_values
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ConversionFactor, ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import newest_final_cy, value
@@ -656,6 +657,21 @@ def _valuation(backends: Backends, detection: Detection, years: int, modifiers: 
     return rows, unpriced, ()
 
 
+def _endoscopic_base_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
+                          ) -> list[ValuationRow]:
+    """"45380 and 45385 on one day": endoscopies of one family (MULT PROC indicator 3) are paid against their ENDO BASE
+    code's value, so the base's rows come along (as context: the question did not name it) when it was not asked."""
+    keys = [(r.cy, r.hcpcs, "") for r in rows if r.hcpcs in plan.focus_codes and not r.mod and not r.proposed]
+    try:
+        values = indicator_values(backends.fee_db, keys)
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no endoscopic base codes: %s", exc)
+        return []
+    have = {r.hcpcs for r in rows}
+    bases = {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")} - have
+    return _valuation(backends, Detection(codes=tuple(sorted(bases)), families=(), explicit=()), years)[0] if bases else []
+
+
 def definition_sources(detection: Detection) -> tuple[Source, ...]:
     """The registry's definition of each family the question names (data/families.toml), as citable sources."""
     by_key = {f.key: f for f in load_families()}
@@ -726,6 +742,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
         if detection.codes \
         else ([], [], ())
+    if plan.same_session and rows and backends.fee_db is not None:
+        rows = rows + _endoscopic_base_rows(backends, rows, plan, years)
     if plan.reasons and not plan.years and plan.since is None and rows:
         # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before
         newest = max((r.cy for r in rows if not r.proposed), default=today.year)
@@ -771,6 +789,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     if plan.same_session and not multiple and "mult_proc" not in asked_indicators(text):
         # "G2211 with 99213 on the same day": no reduction applies, and the indicator was not asked: not stated
         indicators = tuple(f for f in indicators if f.meaning.key != "mult_proc")
+    if plan.same_session and "endo_base" not in asked_indicators(text) and not any(
+            f.meaning.key == "mult_proc" and f.meaning.value == "3" for f in indicators):
+        # the endoscopic base code matters to procedures on one day only under indicator 3
+        indicators = tuple(f for f in indicators if f.meaning.key != "endo_base")
     if multiple:
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}

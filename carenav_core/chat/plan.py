@@ -1592,8 +1592,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     practitioner = asked_practitioner(text) if detection.codes else None
     nonpar = asked_nonpar(text) if detection.codes else ""
     same_session = asks_same_session(text, len(named), units)
-    if same_session and "mult_proc" not in indicators:      # the rule's indicator decides the reduction: it is read
-        indicators += ("mult_proc",)
+    if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
+        indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
     computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold) or \
         practitioner is not None or bool(nonpar)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
