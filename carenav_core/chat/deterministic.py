@@ -46,7 +46,7 @@ DEFINITION_KIND = "code family definition"
 # Warnings that say the loaded data do not hold what was asked (a year, a modifier, another payer's amounts): the
 # answer's prose says them first too, so an amount shown instead is never read as the asked one.
 DATA_NOTE_KINDS = frozenset({WarningKind.YEAR_NOT_FOUND, WarningKind.MODIFIER_NOT_FOUND, WarningKind.NOT_IN_DATA,
-                             WarningKind.WEAK_MATCH})
+                             WarningKind.WEAK_MATCH, WarningKind.COMPUTED})
 _ASKS_WHY = re.compile(r"\bwhy\b|\bhow (?:did|does|do) CMS\b|\bbudget[- ]neutral", re.IGNORECASE)
 # excerpts made by code, never quoted as rule text
 NOT_RULE_TEXT = frozenset({DEFINITION_KIND, FACTOR_KIND, GPCI_KIND, INDICATOR_KIND, GLOSSARY_KIND})
@@ -526,6 +526,45 @@ def _assistant_sentence(figure: Figure) -> str:
             f"{_money(figure.value)}, under its assistant-at-surgery indicator {indicator}{proviso} {figure.label}.")
 
 
+def setting_gap_reasons(figures: Sequence[Figure], rows: Sequence[ValuationRow], question: str) -> list[str]:
+    """"Why is 99213's facility rate lower?": the two settings' amounts differ by their practice expense RVUs alone
+    (work and malpractice RVUs are one value), said from the row each setting gap was computed from."""
+    if not _ASKS_WHY.search(question):
+        return []
+    said = []
+    for figure in figures:
+        if figure.kind is not FigureKind.SETTING_GAP:
+            continue
+        row = next((r for r in rows if r.label == figure.rows[0] and _row_name(r) == figure.codes[0] and
+                    r.locality == figure.place), None)
+        if row is None or row.pe_nonfac_rvu is None or row.pe_fac_rvu is None:
+            continue
+        said.append(f"The two settings differ in practice expense only: {figure.codes[0]}'s non-facility PE RVU is "
+                    f"{row.pe_nonfac_rvu} against a facility PE RVU of {row.pe_fac_rvu}, while its work RVU "
+                    f"({row.work_rvu}) and malpractice RVU ({row.mp_rvu}) are the same in both settings {row.label}.")
+    return said
+
+
+def _row_name(row: ValuationRow) -> str:
+    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+
+
+def _periop_sentence(figure: Figure) -> str:
+    """'Billed with modifier 54 (surgical care only) in CY2026, 27130's national facility payment of $1,162.02 is paid
+    at 79% (pre-operative 10% + intra-operative 69% of the RVU file's split 10% / 69% / 21%): $918.00 [computed: ...].'
+    or 'In CY2025, 66984's pre-operative care is 10% of its national facility payment of $521.75 (...): $52.18 [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    name, parts, split = figure.how.split(" | ")
+    basis = f"{parts} of the RVU file's split {split}"
+    if name.startswith("modifier"):
+        return (f"Billed with {name}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+                f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent.normalize():f}% "
+                f"({basis}): {_money(figure.value)} {figure.label}.")
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {name} is "
+            f"{figure.percent.normalize():f}% of its global surgical package ({basis}): {_money(figure.value)} of its "
+            f"{_payment_words(figure)} of {_money(figure.inputs[0])} {figure.label}.")
+
+
 def _sequestration_sentence(figure: Figure) -> str:
     """'In CY2026, with the 2% sequestration reduction (on claims from July 1, 2022; Budget Control Act of 2011, as
     extended), Medicare's 80% of 99214's national non-facility payment, $108.49, becomes $106.32 [computed: ...].'"""
@@ -601,7 +640,8 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
          FigureKind.NONPAR: _nonpar_sentence, FigureKind.LIMITING: _limiting_sentence,
          FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence,
-         FigureKind.CO_SURGERY: _co_surgery_sentence, FigureKind.SEQUESTRATION: _sequestration_sentence}
+         FigureKind.CO_SURGERY: _co_surgery_sentence, FigureKind.SEQUESTRATION: _sequestration_sentence,
+         FigureKind.PERIOP: _periop_sentence}
 
 
 def _unchanged(figure: Figure, steady: bool) -> str:
@@ -1412,7 +1452,7 @@ class DeterministicWriter:
         # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it
         # and so for a payment the indicator decides ("27447 bilateral", "11042 + 17000 on one day"): the amount first
         priced_by = {FigureKind.COMPONENTS: "pctc", FigureKind.MULTIPLE: "mult_proc", FigureKind.BILATERAL: "bilat_surg",
-                     FigureKind.ASSISTANT: "asst_surg", FigureKind.CO_SURGERY: "co_surg"}
+                     FigureKind.ASSISTANT: "asst_surg", FigureKind.CO_SURGERY: "co_surg", FigureKind.PERIOP: "periop"}
         decided = {priced_by[g.kind] for g in prepared.figures if g.kind in priced_by} \
             if not _YES_NO.match(prepared.question) else {"pctc"}       # "Can an assistant be paid?": the rule first
         late = [f for f in prepared.indicators if f.meaning.key in decided and
@@ -1470,6 +1510,7 @@ class DeterministicWriter:
         yield from ("- " + s for s in most_change_sentences(prepared.figures, prepared.question, addons))
         yield from ("- " + s for s in figure_sentences(prepared.figures))
         yield from ("- " + s for s in driver_sentences(prepared.figures))
+        yield from ("- " + s for s in setting_gap_reasons(prepared.figures, rows, prepared.question))
         if Intent.TREND in plan.intents:
             yield from ("- " + year_line(r, plan.setting, plan.measure) for r in _focus_rows(rows, plan))
         else:

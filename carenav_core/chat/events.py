@@ -47,6 +47,7 @@ class WarningKind(StrEnum):
     NOT_IN_DATA = "not_in_data"      # the question asks for a figure the loaded data do not hold (said, not replaced)
     READ_AS = "read_as"              # a code or family name was read as written another way ("G-2211" as G2211)
     WEAK_MATCH = "weak_match"        # a rule-text question no indexed paragraph matches closely: the nearest are shown
+    COMPUTED = "computed"            # a whole-file figure computed by code with no code named ("how many codes were cut")
 
 
 def json_value(value: Any) -> Any:

@@ -46,6 +46,7 @@ class FigureKind(StrEnum):
     MULTIPLE = "multiple procedure"   # procedures (units) on one day after the multiple-procedure reduction
     CO_SURGERY = "co-surgery"      # one row's amount paid to each of two co-surgeons (62.5%, modifier 62)
     SEQUESTRATION = "sequestration"    # Medicare's 80% less the 2% sequestration reduction
+    PERIOP = "global surgery part"     # one row's amount for a part of its global package (modifier 54/55/56, pre-op)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,7 +146,10 @@ class Figure:
                                      "rule reduction indicator highest-paid procedure each other at of add up to "
                                      "against without it unit units practice expense therapy full in paid pay",
                 FigureKind.ASSISTANT: "assistant at surgery surgeon's fee modifier paid at of its indicator "
-                                      "non-physician practitioner Claims Processing Manual chapter section"}[self.kind]
+                                      "non-physician practitioner Claims Processing Manual chapter section",
+                FigureKind.PERIOP: "pre-operative intra-operative post-operative care share shares global surgical "
+                                   "package modifier surgical care only postoperative management preoperative "
+                                   "paid at of is RVU file split between practitioners"}[self.kind]
         place = f" {self.place} locality GPCI-adjusted GPCI adjusted" if self.place else ""
         return f"{' '.join(self.codes)} {self.setting} payment percent {what} {self.describe()}{place}"
 
@@ -1064,6 +1068,51 @@ def _indicated_shares(rows: Sequence[ValuationRow], indicators: Sequence, plan: 
                                           codes=(_name(row),), rows=(row.label,), setting=setting, inputs=(amount,),
                                           value=_cents(amount * share), percent=share * 100, how=how(share, value),
                                           place=row.locality))
+    return figures
+
+
+# The global package's parts a question asks for, by the modifier that bills them or by name (Claims Processing
+# Manual ch.12 §40.2: 54 surgical care only = pre- + intra-operative shares, 55 postoperative management only = the
+# post-operative share, 56 preoperative management only = the pre-operative share)
+PERIOP_PARTS = (("modifier 54 (surgical care only)", re.compile(r"\bmodifiers?\s*-?\s*54\b|-54\b|\bsurgical care only\b",
+                                                                re.IGNORECASE), (0, 1)),
+                ("modifier 55 (postoperative management only)",
+                 re.compile(r"\bmodifiers?\s*-?\s*55\b|-55\b|\bpost-?\s?operative management only\b", re.IGNORECASE),
+                 (2,)),
+                ("modifier 56 (preoperative management only)",
+                 re.compile(r"\bmodifiers?\s*-?\s*56\b|-56\b|\bpre-?\s?operative management only\b", re.IGNORECASE),
+                 (0,)),
+                ("pre-operative care", re.compile(r"\bpre-?\s?op\w*", re.IGNORECASE), (0,)),
+                ("intra-operative care", re.compile(r"\bintra-?\s?op\w*", re.IGNORECASE), (1,)),
+                ("post-operative care", re.compile(r"\bpost-?\s?op\w*", re.IGNORECASE), (2,)))
+_PERIOP_NAMES = ("pre-operative", "intra-operative", "post-operative")
+
+
+def asked_periop_parts(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The parts of the global package a question asks the amount of: a modifier first (its parts), else each part
+    named ("the post-op share"); [] when none or all three are named (then the split itself is the answer)."""
+    modifiers = [(name, parts) for name, pattern, parts in PERIOP_PARTS[:3] if pattern.search(text)]
+    if modifiers:
+        return modifiers
+    named = [(name, parts) for name, pattern, parts in PERIOP_PARTS[3:] if pattern.search(text)]
+    return named if len(named) < 3 else []
+
+
+def periop_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan, text: str
+                   ) -> list[Figure]:
+    """"What is 27130 paid with modifier 54?", "What share of 27130's payment is post-operative care?": per asked code
+    whose pre-, intra- and post-operative shares were read (chat.indicators.periop_meaning), its newest final row's
+    amount in each setting asked at the asked parts' share."""
+    figures = []
+    for name, parts in asked_periop_parts(text):
+        def share_of(value: str, parts=parts) -> Decimal | None:
+            shares = [Decimal(v) for v in re.findall(r"\d+(?:\.\d+)?", value)]
+            return sum((shares[i] for i in parts), Decimal(0)) / 100 if len(shares) == 3 and any(shares) else None
+
+        def how(share: Decimal, value: str, name=name, parts=parts) -> str:
+            shares = re.findall(r"\d+(?:\.\d+)?", value)
+            return f"{name} | " + " + ".join(f"{_PERIOP_NAMES[i]} {shares[i]}%" for i in parts) + f" | {value}"
+        figures += _indicated_shares(rows, indicators, plan, "periop", share_of, FigureKind.PERIOP, name, how)
     return figures
 
 

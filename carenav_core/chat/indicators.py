@@ -6,6 +6,7 @@ sentence state an amount)."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -108,3 +109,62 @@ def periop_meaning(book: IndicatorBook, found: dict) -> IndicatorMeaning | None:
                    "55) each is paid its share of the global amount.")
     return IndicatorMeaning(key=PERIOP, label="Pre-, intra- and post-operative shares", value=value, meaning=meaning,
                             citation=book.layout.title, href=book.layout.href)
+
+
+# "What does a 090 global period mean?", "global period XXX": the RVU file's global-days values written out
+_GLOBAL_VALUE = re.compile(r"\b(000|010|090|XXX|YYY|ZZZ|MMM)\b(?:[- ]day)?\s*global|\bglobal\s+(?:period|days|"
+                           r"surgery(?:\s+days)?|indicator)\s*(?:of|is|=|:)?\s*(000|010|090|XXX|YYY|ZZZ|MMM)\b",
+                           re.IGNORECASE)
+_GLOBAL_WORDS = re.compile(r"\bglobal\s+(?:period|days|surgery|surgical|package)", re.IGNORECASE)
+# "PC/TC indicator 1", "multiple procedure indicator of 3", "bilateral surgery indicator = 2"
+_INDICATOR_VALUE = re.compile(r"\bindicators?\s*(?:of|is|=|:|value)?\s*\"?([0-9])\"?(?![\w.])", re.IGNORECASE)
+# "What does modifier 51 do?": the indicator that decides what the modifier does, and its rule
+_MODIFIER_RULE = {"50": ("bilat_surg", "1"), "51": ("mult_proc", "2"), "62": ("co_surg", "2"), "66": ("team_surg", "2"),
+                  "80": ("asst_surg", "2"), "82": ("asst_surg", "2"), "AS": ("asst_surg", "2")}
+_MODIFIER_ASKED = re.compile(r"\bmodifier\s*-?\s*(50|51|62|66|80|82|AS)\b", re.IGNORECASE)
+
+
+def meaning_sources(text: str, named_codes: bool) -> tuple[Source, ...]:
+    """A question about what an indicator value means, with no code ("What does PC/TC indicator 1 mean?", "What does
+    a 090 global period mean?", "What does modifier 51 do?"): the value's meaning from the RVU file record layout
+    (data/indicators.toml), as a citable definition made by code; () when a code is named (its row's value is then
+    read from the file) or no value is written.
+
+    >>> [s.label for s in meaning_sources("What does global period XXX mean?", False)]
+    ['[Definition: Global surgery days indicator XXX]']
+    >>> [s.label for s in meaning_sources("What does multiple procedure indicator 3 mean?", False)]
+    ['[Definition: Multiple procedure indicator 3]']
+    """
+    from carenav_core.chat.glossary import GLOSSARY_KIND
+    from carenav_core.chat.plan import asked_indicators
+    if named_codes:
+        return ()
+    book = load_indicators()
+    asked: list[tuple[str, str]] = []
+    if m := _GLOBAL_VALUE.search(text):
+        asked.append(("global_days", (m.group(1) or m.group(2)).upper()))
+    value = _INDICATOR_VALUE.search(text)
+    for key in asked_indicators(text):
+        if value and key in book.indicators and key != "periop":
+            asked.append((key, value.group(1)))
+    modifier = ""
+    if not asked and (m := _MODIFIER_ASKED.search(text)):
+        modifier = m.group(1).upper()
+        asked.append(_MODIFIER_RULE[modifier])
+    sources = []
+    for key, shown in dict.fromkeys(asked):
+        meaning = book.explain(key, shown)
+        if meaning.meaning.startswith("Value "):        # not a value the record layout defines
+            continue
+        # the value is written in the label only: a number beside the rule's payment words would read to the output
+        # guard as an amount stated without a valuation row
+        said = f"What the fee schedule file's record layout says this {meaning.label.lower()} value means: " \
+            f"{meaning.meaning}"
+        if modifier:
+            said = (f"This modifier follows each code's {meaning.label.lower()} indicator in the fee schedule file; "
+                    f"under its usual value: {meaning.meaning}")
+        sources.append(Source(label=f"[Definition: {f'modifier {modifier}' if modifier else meaning.label} "
+                                    f"{f'({meaning.label.lower()} indicator {meaning.value})' if modifier else 'indicator ' + meaning.value}]",
+                              title=f"{meaning.label} indicator {meaning.value} ({meaning.citation})",
+                              kind=GLOSSARY_KIND, published="", text=said, url=meaning.href))
+    return tuple(sources)

@@ -31,14 +31,14 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, co_surgery_figures,
                                       compute_figures, locality_extremes, multiple_figures, nonpar_figures,
-                                      practitioner_figures, timeless_codes, year_cf_is_proposed)
-from carenav_core.chat.indicators import indicator_facts
+                                      periop_figures, practitioner_figures, timeless_codes, year_cf_is_proposed)
+from carenav_core.chat.indicators import indicator_facts, meaning_sources
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_indicators, asked_pos,
                                     listed, narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.glossary import glossary_sources
-from carenav_core.chat.schedule_rank import rank_schedule, status_examples
+from carenav_core.chat.schedule_rank import change_counts, rank_schedule, status_examples
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
@@ -135,12 +135,15 @@ MODIFIER_MEANINGS = {
     **dict.fromkeys(("80", "81", "82", "AS"), "assistant at surgery: the code's assistant-at-surgery indicator decides "
                     "whether, and how much, is paid"),
     "GC": "it marks a teaching physician's service with a resident and does not change the amount",
+    **dict.fromkeys(("54", "55", "56"), "split care: the code's pre-, intra- and post-operative shares decide what is "
+                    "paid"),
     **dict.fromkeys(("Q5", "Q6"), "it marks a substitute physician's service and does not change the amount"),
 }
 
 
 # The payment policy indicator (data/indicators.toml) that decides what a modifier does
-_INDICATOR_OF = {"50": "bilat_surg", "51": "mult_proc", **dict.fromkeys(("80", "81", "82", "AS"), "asst_surg")}
+_INDICATOR_OF = {"50": "bilat_surg", "51": "mult_proc", **dict.fromkeys(("80", "81", "82", "AS"), "asst_surg"),
+                 **dict.fromkeys(("54", "55", "56"), "periop")}
 
 
 def other_modifier_note(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[WarningEvent, ...]:
@@ -429,11 +432,18 @@ NOT_LOADED = (
      "Anesthesia base units are not in the loaded files (CMS publishes them in its anesthesia base units file, apart "
      "from the PFS RVU files), so none is stated; an anesthesia service is paid (base units + time units) × the "
      "anesthesia conversion factor of its locality."),
+    (re.compile(r"\b(?:intra|pre|post)[- ]?service\s+(?:time|minutes?)\b|\b(?:physician|practitioner|service|total)\s+"
+                r"time\s+(?:file|data|assumptions?|for|of)\b|\bminutes?\s+of\s+(?:intra|pre|post)[- ]?service\b|"
+                r"\btime\s+file\b", re.IGNORECASE),
+     "CMS's physician time file (the pre-, intra- and post-service minutes behind each code's work RVU, published with "
+     "each rule) is not loaded, so no service time is stated; a time in a code's CMS descriptor (\"20 min\") is the "
+     "descriptor's, shown with its row."),
     (re.compile(r"\b(?:ZIP|zip\s*code|postal\s*code)s?\s*#?:?\s*\d{5}\b", re.IGNORECASE),
      "ZIP codes are not mapped to payment localities here (the loaded county files map counties): name the city, "
      "county or state to price the code there."),
-    (re.compile(r"\bbudget[- ]neutrality\b|\bBN adjust\w*|\bMedicare Economic Index\b|\bMEI\b|\bupdate factor\b",
-                re.IGNORECASE),
+    (re.compile(r"\bbudget[- ]neutrality\b|\bBN adjust\w*|\bMedicare Economic Index\b|\bMEI\b|\bupdate factor\b|"
+                r"\bwhy\b.{0,60}\b(?:conversion factors?|CFs?)\b|\b(?:conversion factors?|CFs?)\b.{0,60}\bwhy\b|"
+                r"\bwhat\s+(?:drove|caused|explains)\b.{0,60}\b(?:conversion factors?|CFs?)\b", re.IGNORECASE),
      "The loaded data hold the conversion factors themselves (data/pfs_rules.toml), not their parts (the budget-"
      "neutrality adjustment, the statutory update, the Medicare Economic Index): a CF change shown is all of them "
      "together, and each part is stated only where an indexed rule's text gives it."),
@@ -536,11 +546,16 @@ def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
                          "answer it." + never),)
 
 
+# "the Medicaid rate for 99213", "UnitedHealthcare's allowable": an amount of the payer's asked in other words
+_PAYER_AMOUNT = re.compile(r"\b(?:rates?|allowables?|allowed amounts?|amounts?|prices?|fee schedules?|covers?|"
+                           r"coverage)\b", re.IGNORECASE)
+
+
 def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
     """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
     Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
     payer = re.sub(r"^the\s+", "", other_payer(text), flags=re.IGNORECASE)
-    if not payer or not rows or factors or not PAY_WORDS.search(text):
+    if not payer or not rows or factors or not (PAY_WORDS.search(text) or _PAYER_AMOUNT.search(text)):
         return ()
     return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Medicare Physician "
                          f"Fee Schedule's amounts (what Medicare pays the practitioner); no {payer} payment is loaded, "
@@ -657,6 +672,76 @@ def _valuation(backends: Backends, detection: Detection, years: int, modifiers: 
     return rows, unpriced, ()
 
 
+_LOCALITY_ASKED = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:payment\s+|Medicare\s+|PFS\s+|fee schedule\s+)?"
+                             r"localit(?:y|ies)\b|\blocalit(?:y|ies)\s+(?:is|are|for|of|covers?|does)\b|"
+                             r"\bin\s+which\s+localit", re.IGNORECASE)
+
+
+def _locality_of(backends: Backends, text: str) -> tuple[WarningEvent, ...]:
+    """"What locality is King County, Washington in?": with no code named, the payment locality each named place is
+    in, from the newest CY's county file and GPCI file (a code priced there is one question away)."""
+    if backends.fee_db is None or not _LOCALITY_ASKED.search(text):
+        return ()
+    try:
+        cy = max(directory(backends.fee_db).gpci)
+        match = find_places_in(backends.fee_db, text, cy)
+    except (LocalityError, NotBuiltError, duckdb.Error) as exc:
+        log.warning("no locality lookup: %s", exc)
+        return ()
+    if not match.found:
+        return ()
+    said = [f"{c.matched} is in payment locality {c.place.state} {c.place.locality} ({c.place.name.title()}; MAC "
+            f"{c.place.mac}; matched as {c.how})" for c in match.candidates]
+    return (WarningEvent(kind=WarningKind.COMPUTED, message=f"In the CY{cy} locality files: " + "; ".join(
+        dict.fromkeys(said)) + ". Ask with a code to price it there (for example “What does 99213 pay in "
+        f"{match.candidates[0].matched}?”)."),)
+
+
+_OPPS_CAP = re.compile(r"\bOPPS\s*(?:payment\s+)?caps?\b|\bOPPSCAP\b|\bcapped\s+(?:at|by)\s+(?:the\s+)?OPPS\b|"
+                       r"\bimaging\s+cap\b", re.IGNORECASE)
+
+
+def _opps_cap_note(backends: Backends, text: str, plan: QuestionPlan) -> tuple[WarningEvent, ...]:
+    """"What is the OPPS cap for 70557 in Los Angeles?": the CMS OPPSCAP file's amounts for each asked code (and its
+    listed modifiers) at the places named, or their range over the localities; a code the file does not list is said
+    to be uncapped. The PFS fee of an imaging service is the lesser of it and the cap (SSA 1848(b)(4))."""
+    if backends.fee_db is None or not plan.focus_codes or not _OPPS_CAP.search(text):
+        return ()
+    try:
+        book = directory(backends.fee_db)
+    except (LocalityError, NotBuiltError, duckdb.Error) as exc:
+        log.warning("no OPPS cap lookup: %s", exc)
+        return ()
+    years = sorted({cy for cy, *_ in book.caps})
+    if not years:
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="No OPPS cap file is loaded."),)
+    cy = max((y for y in years if not plan.years or y <= max(plan.years)), default=years[0])
+    places = {p.key: p for p in find_places_in(backends.fee_db, text, cy).localities}
+    said = []
+    for code in plan.focus_codes:
+        listed = {(mod, key): amounts for (year, hcpcs, mod, key), amounts in book.caps.items()
+                  if year == cy and hcpcs == code}
+        if not listed:
+            said.append(f"{code} is not in the CY{cy} OPPSCAP file, so its fee schedule amount is not capped")
+            continue
+        for mod in sorted({mod for mod, _ in listed}):
+            name = f"{code}-{mod}" if mod else code
+            here = [(places[key], amounts) for (m, key), amounts in listed.items() if m == mod and key in places]
+            if here:
+                said += [f"{name}'s cap in {p.state} {p.locality} ({p.name.title()}) is ${fac:,} facility and "
+                         f"${nonfac:,} non-facility" for p, (fac, nonfac, _) in here]
+            else:
+                caps = sorted(amounts[1] for (m, _), amounts in listed.items() if m == mod)
+                said.append(f"{name}'s non-facility cap runs from ${caps[0]:,} to ${caps[-1]:,} over the "
+                            f"{len(caps)} localities it lists")
+    years_note = f" (the asked CY{max(plan.years)} has no OPPSCAP file loaded)" if plan.years and \
+        max(plan.years) not in years else ""
+    return (WarningEvent(kind=WarningKind.COMPUTED, message=f"In the CMS CY{cy} OPPSCAP file{years_note}: "
+                         + "; ".join(said) + ". An imaging service's fee schedule amount in a locality is the lesser "
+                         "of the GPCI-adjusted amount and this cap (SSA 1848(b)(4)); a carrier-priced code (status C) "
+                         "is priced by its contractor."),)
+
+
 def _endoscopic_base_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
                           ) -> list[ValuationRow]:
     """"45380 and 45385 on one day": endoscopies of one family (MULT PROC indicator 3) are paid against their ENDO BASE
@@ -738,6 +823,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         detection = ranked.detection()
         plan = _rows_answer(plan_question(text, detection, today))
         warnings += (ranked.note(),)
+    if valuation and not detection.codes and (counted := change_counts(backends.fee_db, text, plan)) is not None:
+        warnings += (counted.note(),)       # "How many codes were cut in 2026?": counted over the whole file
+    if valuation and not detection.codes:
+        warnings += _locality_of(backends, text)
     years = years_to_show(plan, backends.settings.years, today)
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
         if detection.codes \
@@ -782,7 +871,9 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
         if valuation and plan.cf_change is None and plan.cf_year is None \
         else ((), (), (), ())
-    warnings += noted + _other_payer_note(text, rows, factors) + \
+    warnings += _opps_cap_note(backends, text, plan) if _OPPS_CAP.search(text) else _other_payer_note(text, rows,
+                                                                                                      factors)
+    warnings += noted + \
         _no_code_note(text, detection, factors, anesthesia, gpci) + _not_loaded_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     multiple = multiple_figures(rows, indicators, plan)
@@ -798,7 +889,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))
-    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or re.search(r"\b(?:get|gets|receive)\b", text) or \
+    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or \
+            re.search(r"\b(?:get|gets|receive|amounts?|rates?|allowables?|worth|costs?)\b", text) or \
             plan.nonpar or plan.practitioner is not None:
         # "what would a bilateral 27447 pay", "what does an NP get for 99214", "the limiting charge for 99214": the
         # amount asked leads; an assistant at surgery who is an NP or PA is paid the assistant's share, not 85%
@@ -806,10 +898,15 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         figures = tuple(nonpar_figures(rows, plan) + assisting + co_surgery_figures(rows, indicators, plan) +
                         ([] if assisting else practitioner_figures(rows, plan, figures)) +
                         bilateral_figures(rows, indicators, plan)) + figures
+    # "27130 with modifier 54", "what share of 27130's payment is post-operative care": the part's amount leads
+    figures = tuple(periop_figures(rows, indicators, plan, text)) + figures
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
-    sources = (glossary_sources(text) + tuple(f.source() for f in indicators) + definition_sources(detection)
+    # "Why is the facility rate lower?": what practice expense RVUs are, settings included, is the reason
+    why_gap = glossary_sources("What is a practice expense RVU?") if plan.setting_gap and WHY.search(text) else ()
+    sources = (glossary_sources(text) + why_gap + meaning_sources(text, bool(detection.codes))
+               + tuple(f.source() for f in indicators) + definition_sources(detection)
                + factor_sources(factors)
                + ((local.source(),) if local else ()) + (indices.sources() if indices else ())
                + tuple(source_of(h) for h in found.hits))
@@ -817,7 +914,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
                                                  plan=plan if detection.codes else None,
                                                  prompt_tokens=chat_budget(backends.settings).prompt_tokens)
     indexing = () if found.warnings else _indexing_note(backends)
-    weak = () if rows or factors or anesthesia or gpci or found.warnings else _weak_match_note(found)
+    weak = () if rows or factors or anesthesia or gpci or found.warnings or \
+        any(w.kind is WarningKind.COMPUTED for w in warnings) else _weak_match_note(found)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,

@@ -107,7 +107,9 @@ _LEAST = re.compile(r"\b(?:least|lowest|worst|bottom|less|smallest|cheapest)\b",
 
 
 # "how much does 99214 vary across localities (min and max)", "the range of 99213 payments across localities"
-_SPREAD = re.compile(rf"\b(?:vary|varies|variation|range|spread|min(?:imum)? and max(?:imum)?|lowest to highest)\b"
+_SPREAD = re.compile(rf"\b(?:vary|varies|variation|range|spread|min(?:imum)? and max(?:imum)?|lowest to highest|"
+                     rf"highest and (?:the )?lowest|lowest and (?:the )?highest|most and (?:the )?least|"
+                     rf"least and (?:the )?most)\b"
                      rf".{{0,60}}\b(?:across|among|between|by|over)\s+(?:\w+\s+)?{_PLACE_WORD}\b"
                      rf"|\b(?:across|among)\s+(?:\w+\s+)?{_PLACE_WORD}\b.{{0,40}}\b(?:vary|varies|range|spread|"
                      rf"min(?:imum)? and max(?:imum)?)\b", re.IGNORECASE)
@@ -124,6 +126,8 @@ def asked_extreme(text: str) -> str:
     >>> asked_extreme("Which code pays the most in 2026, 99213 or 99214?"), asked_extreme("Where is 99214 billed?")
     ('', '')
     >>> asked_extreme("How much does 99214 vary across localities (min and max)?")
+    'both'
+    >>> asked_extreme("What is the highest and lowest 99213 payment across localities in 2025?")
     'both'
     """
     m = _EXTREME.search(text)
@@ -809,6 +813,8 @@ def asked_share(text: str) -> str:
         return ""
     if not re.search(r"\b(?:of|from|is|are|comes?|goes?|makes? up|accounts? for)\b", text, re.IGNORECASE):
         return ""
+    # "pre-operative work" is a part of the global surgical package (the periop shares), not the work RVU
+    text = re.sub(r"\b(?:pre|post|intra)-?\s?op\w*\s+(?:physician\s+)?work\b", " ", text, flags=re.IGNORECASE)
     named = [key for key, pattern in _COMPONENTS if pattern.search(text)]
     return named[0] if len(named) == 1 else ""
 
@@ -1102,7 +1108,9 @@ _INDICATORS = (
                              re.IGNORECASE)),
     ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
     ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b"
-                             r"|\bassist(?:s|ed|ing)?\s+(?:on|at|in|with)\b|\bassisting\s+(?:surgeon|at)\b",
+                             r"|\bassist(?:s|ed|ing)?\s+(?:on|at|in|with)\b|\bassisting\s+(?:surgeon|at)\b"
+                             r"|\bsurgical\s+assist\w*|\bfirst[- ]assist\w*|\bas\s+(?:an?\s+|the\s+)?assistant\b"
+                             r"|\bassistant(?:'s)?\s+(?:fee|payment|rate|share|amount)s?\b",
                              re.IGNORECASE)),
     ("co_surg", re.compile(r"\bco-?\s?surg\w*|\bmodifier\s*-?\s*62\b", re.IGNORECASE)),
     ("team_surg", re.compile(r"\bteam surg\w*|\bmodifier\s*-?\s*66\b", re.IGNORECASE)),
@@ -1113,7 +1121,7 @@ _INDICATORS = (
     ("diag_family", re.compile(r"\bimaging family\b|\bdiagnostic imaging family\b", re.IGNORECASE)),
     # the global package's split: "pre-op, intra-op and post-op percentages", "what the global includes", modifier 54
     ("periop", re.compile(r"\bintra-?\s?op\w*|\b(?:pre|post)-?\s?op\w*\b.{0,40}\b(?:shares?|percent\w*|%|portions?|"
-                          r"splits?)\b|\b(?:shares?|percent\w*|%|portions?|part|fraction)\b.{0,50}\b(?:pre|post)-?\s?op|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
+                          r"splits?)\b|\b(?:shares?|percent\w*|%|portions?|part|fraction|how much of)\b.{0,50}\b(?:pre|post)-?\s?op|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
                           r"\bmodifiers?\s*-?\s*5[456]\b", re.IGNORECASE)))
 
 
@@ -1134,7 +1142,8 @@ def asked_modifier(text: str) -> str:
         return next(g for g in m.groups() if g).upper()
     lowered = text.lower()
     lone = {next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text)}
-    if len(lone) == 1:          # "the -26 for 77067", "the TC portion of 93306"
+    lone = {"26" if mod == "PC" else mod for mod in lone}     # "PC-only": the professional component, modifier 26
+    if len(lone) == 1:          # "the -26 for 77067", "the TC portion of 93306", "the TC-only payment"
         return lone.pop()
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
 
@@ -1146,7 +1155,8 @@ _BOTH_COMPONENTS = re.compile(
 
 
 # a component written without its code: "and what does the -TC portion pay?", "the 26 part"
-_LONE_COMPONENT = re.compile(r"(?:^|\s)-(26|TC)\b|\b(26|TC)\s+(?:portion|component|part|piece|side|half)\b",
+_LONE_COMPONENT = re.compile(r"(?:^|\s)-(26|TC)\b|\b(26|TC)\s+(?:portion|component|part|piece|side|half)\b"
+                             r"|\b(TC|PC|26)[- ]only\b|\b(?:the\s+)?(TC|PC)\s+(?:payment|fee|rate|amount|value|RVUs?)\b",
                              re.IGNORECASE)
 
 

@@ -201,3 +201,69 @@ def status_examples(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Q
         log.warning("no status examples: %s", exc)
         return None
     return StatusExamples(cy=cy, status=status, codes=tuple(c for (c,) in found), of=of)
+
+
+# "How many codes were cut in 2026?", "What share of codes had lower payment in 2026 than in 2025?", "how many
+# services went up": a count over the whole fee schedule, no code named
+_DOWN = r"cut|decreas\w*|go(?:ne)? down|went down|fell|fall|dropp?\w*|lower|less|reduc\w*|los[te]"
+_UP = r"increas\w*|go(?:ne)? up|went up|rose|rise|risen|higher|more|gain\w*|rais\w*"
+_CHANGE_COUNT = re.compile(
+    rf"\b(?:how many|number of|count of|(?:what|which)\s+(?:share|percent(?:age)?|proportion|fraction|portion|%)\s+of)"
+    rf"\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_NOUN}\b.{{0,80}}?\b(?:{_DOWN}|{_UP})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChangeCounts:
+    before: int
+    after: int
+    both: int                                 # active base codes in both years' files
+    nonfac: tuple[int, int, int]              # down, up, unchanged
+    fac: tuple[int, int, int]
+
+    def note(self) -> WarningEvent:
+        def part(setting: str, counts: tuple[int, int, int]) -> str:
+            down, up, same = counts
+            return (f"in the {setting} setting {down:,} pay less ({down / self.both:.1%}), {up:,} more "
+                    f"({up / self.both:.1%}) and {same:,} the same")
+        return WarningEvent(kind=WarningKind.COMPUTED, message=(
+            f"No code was named: counted over the whole fee schedule. Of the {self.both:,} active (status A) codes on "
+            f"base rows in both the CY{self.before} and the CY{self.after} RVU files, each year's national payment "
+            f"(total RVUs × that file's conversion factor, to the cent): {part('non-facility', self.nonfac)}; "
+            f"{part('facility', self.fac)}."))
+
+
+def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> ChangeCounts | None:
+    """How many codes' payments went down (or up) from one year's file to another's, when the question asks with no
+    code named; None otherwise. Years: the two asked (first and last), one asked against the year before, or the
+    newest final year against the one before.
+
+    >>> bool(_CHANGE_COUNT.search("How many codes were cut in 2026 compared with 2025?"))
+    True
+    >>> bool(_CHANGE_COUNT.search("What share of codes had lower payment in 2026 than in 2025?"))
+    True
+    """
+    m = _CHANGE_COUNT.search(text)
+    if m is None or fee_db is None:
+        return None
+    try:
+        years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
+        asked = sorted(y for y in plan.years if y in years)
+        after = asked[-1] if asked else max(years)
+        before = asked[0] if len(asked) > 1 else after - 1
+        if before not in years or before == after:
+            return None
+        counted = fee_db.execute(
+            "WITH y AS (SELECT cy, hcpcs, round(total_nonfac * file_cf, 2) AS nf, round(total_fac * file_cf, 2) AS f "
+            "FROM current_rvu WHERE mod = '' AND status = 'A' AND cy IN (?, ?)), "
+            "a AS (SELECT * FROM y WHERE cy = ?), b AS (SELECT * FROM y WHERE cy = ?) "
+            "SELECT count(*), count(*) FILTER (WHERE b.nf < a.nf), count(*) FILTER (WHERE b.nf > a.nf), "
+            "count(*) FILTER (WHERE b.nf = a.nf), count(*) FILTER (WHERE b.f < a.f), "
+            "count(*) FILTER (WHERE b.f > a.f), count(*) FILTER (WHERE b.f = a.f) FROM a JOIN b USING (hcpcs)",
+            [before, after, before, after]).fetchone()
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no change counts: %s", exc)
+        return None
+    if not counted[0]:
+        return None
+    return ChangeCounts(before=before, after=after, both=counted[0], nonfac=tuple(counted[1:4]),
+                        fac=tuple(counted[4:7]))

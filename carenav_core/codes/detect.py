@@ -44,6 +44,18 @@ _NOT_CODES = re.compile(
 _BETWEEN = re.compile(r"[ \t]*(?:-|\u2013|\u2014|\bthrough\b|\bthru\b)[ \t]*", re.IGNORECASE)
 RANGE_MAX = 10
 FAMILY_RANGE_MAX = 100
+# "20600 to 20611" is a range too, unless the question compares ("compare 99490 to 99495", "99213 relative to 99214")
+_TO = re.compile(r"[ \t]+to[ \t]+", re.IGNORECASE)
+_COMPARES = re.compile(r"\bcompar\w*|\bversus\b|\bvs\.?(?!\w)|\brelative\b|\bagainst\b|\bdifferen\w*|\bratio\b|"
+                       r"\bswitch\w*|\bchang\w*|\bmov(?:e|ed|ing)\b|\bconvert\w*|\bcrosswalk\w*|\bmore\b|\bless\b|"
+                       r"\bhigher\b|\blower\b|\bupgrad\w*|\bdowngrad\w*|\bup-?cod\w*|\bequal\w*|\bsame as\b",
+                       re.IGNORECASE)
+
+
+def _joins(text: str, start: int, end: int) -> bool:
+    """The text between two codes makes them the ends of a range ("-", "through", "thru"; "to" when nothing compares)."""
+    return bool(_BETWEEN.fullmatch(text, start, end)) or \
+        (bool(_TO.fullmatch(text, start, end)) and not _COMPARES.search(text))
 
 
 def range_candidates(text: str) -> dict[str, str]:
@@ -57,7 +69,7 @@ def range_candidates(text: str) -> dict[str, str]:
     found = list(_CODE.finditer(cleaned))
     inside = {}
     for first, last in zip(found, found[1:]):
-        if _BETWEEN.fullmatch(text, first.end(), last.start()):
+        if _joins(text, first.end(), last.start()):
             start, end = first.group(1).upper(), last.group(1).upper()
             inside.update((c, start) for c in _range(start, end, FAMILY_RANGE_MAX) if c not in (start, end))
     return inside
@@ -122,7 +134,7 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
     explicit = {m.group(1).upper() for m in found}
     filled = {}
     for first, last in zip(found, found[1:]):
-        if _BETWEEN.fullmatch(text, first.end(), last.start()):
+        if _joins(text, first.end(), last.start()):
             start = first.group(1).upper()
             end = last.group(1).upper()
             # both ends in one family ("99202-99215", the office visits): the family's codes between them, however

@@ -55,3 +55,134 @@ def test_an_endoscopic_family_is_one_procedure_beside_other_surgery(backends):
     other = _row(prepared, "11042").payment_nonfac
     high, low = max(family, other), min(family, other)
     assert abs(figure.value - (high + _cent(low / 2))) <= Decimal("0.01")     # cents rounded per unit
+
+
+@pytest.mark.parametrize("question, share", [
+    ("PA as surgical assistant for 47562 in 2026", "0.136"),
+    ("surgical assistant fee for 27447 in 2026", "0.16"),
+    ("What does the first assistant get for 27130 in 2025?", "0.16"),
+])
+def test_a_surgical_assistant_in_other_words_is_paid_the_assistants_share(backends, question, share):
+    """Never the 85% a PA is paid as the surgeon."""
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT]
+    assert figures and all(f.value == _cent(f.inputs[0] * Decimal(share)) for f in figures)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]
+
+
+@pytest.mark.parametrize("question, payer", [("What is the Medicaid rate for 99213?", "Medicaid"),
+                                             ("UnitedHealthcare rate for 99213 in 2026", "UnitedHealthcare"),
+                                             ("Does Aetna's allowable for 99214 match Medicare's?", "Aetna")])
+def test_another_payers_rate_is_said_not_to_be_loaded(backends, question, payer):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(f"no {payer} payment is loaded" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question, mod", [("What is the TC-only payment for 70450 in 2025?", "TC"),
+                                           ("PC only rate for 93306 in 2026", "26"),
+                                           ("the TC payment for 71046 in 2024", "TC")])
+def test_a_component_asked_as_only_or_by_its_letters_is_that_components_row(backends, question, mod):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.modifier == mod
+    assert {r.mod for r in prepared.rows if r.in_focus} == {mod}
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("27130 with modifier 54 (surgical care only) 2026", (0, 1)),
+    ("What is paid for modifier 55 on 66984 in 2025?", (2,)),
+    ("How much of the 66984 payment covers pre-operative work in 2025?", (0,)),
+    ("What share of 63047's payment is post-operative care in 2026?", (2,)),
+])
+def test_a_part_of_the_global_package_is_paid_its_share_of_the_global_amount(backends, question, parts):
+    """Modifier 54: pre- plus intra-operative shares; 55: post-operative; a part named: its share."""
+    from carenav_core.pfs.indicators import indicator_values
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.PERIOP]
+    assert figures and not [f for f in prepared.figures if f.kind is FigureKind.SHARE]    # not the work RVU's share
+    for figure in figures:
+        row = next(r for r in prepared.rows if r.label == figure.rows[0] and _row_name(r) == figure.codes[0])
+        found = indicator_values(backends.fee_db, [(row.cy, row.hcpcs, "")])[(row.cy, row.hcpcs, "")]
+        share = sum(Decimal(found[k]) for k in [("pre_op", "intra_op", "post_op")[i] for i in parts])
+        assert figure.value == _cent(figure.inputs[0] * share)
+        assert figure.label in said(prepared)
+
+
+def _row_name(row):
+    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+
+
+def test_a_bilateral_amount_asked_without_modifier_50_is_computed(backends):
+    prepared = prepare("Is 64483 payable bilaterally and what is the bilateral amount in 2026?", backends,
+                       today=TODAY)
+    assert [f for f in prepared.figures if f.kind is FigureKind.BILATERAL]
+
+
+@pytest.mark.parametrize("question, words", [
+    ("What does PC/TC indicator 1 mean?", "Professional/technical component indicator 1"),
+    ("What does a 090 global period mean?", "Global surgery days indicator 090"),
+    ("What does multiple procedure indicator 3 mean?", "Multiple procedure indicator 3"),
+    ("What does global period XXX mean?", "Global surgery days indicator XXX"),
+    ("What does modifier 51 do to the payment?", "modifier 51"),
+])
+def test_an_indicator_value_asked_without_a_code_is_defined_from_the_record_layout(backends, question, words):
+    from carenav_core.pfs.indicators import load_indicators
+    prepared = prepare(question, backends, today=TODAY)
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert f"[Definition: {words}" in lead
+    meanings = {m.rstrip(".") for e in load_indicators().indicators.values() for m in e.meanings.values()}
+    assert any(m in lead for m in meanings)
+
+
+@pytest.mark.parametrize("question, inside", [("20600 to 20611 payment 2025", {"20604", "20605", "20606", "20610"}),
+                                              ("What do 99202 to 99205 pay in 2026?", {"99203", "99204"})])
+def test_a_range_written_with_to_names_the_codes_between(backends, question, inside):
+    prepared = prepare(question, backends, today=TODAY)
+    assert inside <= {r.hcpcs for r in prepared.rows if r.in_focus}
+
+
+def test_compare_a_to_b_stays_a_comparison(backends):
+    prepared = prepare("Compare 99490 to 99495 in 2026", backends, today=TODAY)
+    assert set(prepared.plan.focus_codes) == {"99490", "99495"}
+
+
+@pytest.mark.parametrize("question, years", [("How many codes were cut in 2026 compared with 2025?", (2025, 2026)),
+                                             ("What share of codes had lower payment in 2024 than in 2023?",
+                                              (2023, 2024))])
+def test_how_many_codes_went_down_is_counted_over_the_whole_file(backends, question, years):
+    prepared = prepare(question, backends, today=TODAY)
+    (note,) = [w for w in prepared.warnings if w.kind.value == "computed"]
+    before, after = years
+    query = ("WITH y AS (SELECT cy, hcpcs, round(total_nonfac * file_cf, 2) AS nf FROM current_rvu WHERE mod = '' AND "
+             "status = 'A') SELECT count(*), count(*) FILTER (WHERE b.nf < a.nf) FROM y a JOIN y b USING (hcpcs) "
+             "WHERE a.cy = ? AND b.cy = ?")
+    both, down = backends.fee_db.execute(query, [before, after]).fetchone()
+    assert f"Of the {both:,} active" in note.message and f"non-facility setting {down:,} pay less" in note.message
+    assert f"CY{before}" in note.message and f"CY{after}" in note.message
+    assert note.message.split(". ", 1)[1] in said(prepared).replace("\n", " ")     # the prose leads with it
+
+
+@pytest.mark.parametrize("question, locality", [("What locality is King County, Washington in?", "WA 02"),
+                                                ("Which payment locality covers Travis County, Texas?", "TX 31")])
+def test_the_locality_a_county_is_in_is_said_without_a_code(backends, question, locality):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(f"payment locality {locality}" in w.message for w in prepared.warnings)
+
+
+def test_the_opps_cap_is_read_from_the_cap_file(backends):
+    prepared = prepare("What is the OPPS cap for 70557 in Los Angeles in 2025?", backends, today=TODAY)
+    (note,) = [w for w in prepared.warnings if "OPPSCAP" in w.message]
+    cap = backends.fee_db.execute("SELECT cap_nonfac FROM oppscap WHERE hcpcs = '70557' AND mod = '' AND "
+                                  "locality = '18' AND cy = 2025").fetchone()[0]
+    assert f"${cap.quantize(Decimal('0.01')):,}" in note.message
+    assert not any("no OPPS payment is loaded" in w.message for w in prepared.warnings)
+    (uncapped,) = [w for w in prepare("OPPS cap for 99213 in 2025", backends, today=TODAY).warnings
+                   if "OPPSCAP" in w.message]
+    assert "99213 is not in the CY2025 OPPSCAP file" in uncapped.message
+
+
+def test_why_the_facility_amount_is_lower_is_answered_by_practice_expense(backends):
+    prepared = prepare("Why is the facility rate for 99213 lower than the non-facility rate?", backends, today=TODAY)
+    text = said(prepared)
+    row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99213")
+    assert f"non-facility PE RVU is {row.pe_nonfac_rvu} against a facility PE RVU of {row.pe_fac_rvu}" in text
+    assert "[Definition: Practice expense RVUs]" in text
