@@ -75,6 +75,8 @@ def _card(card: Card) -> None:
         st.markdown(f"**{card.result}**{tier} · confidence {card.confidence} · [official page]({card.official_url})")
         if card.judged_for:
             st.caption(f"Judged for {card.judged_for}: this program serves the person receiving care.")
+        if card.also_judged:
+            st.caption(card.also_judged)
         for notice in card.figures_missing:
             st.warning(f"{notice[0].upper()}{notice[1:]}.")
         if card.retrieval_failed:

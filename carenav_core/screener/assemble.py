@@ -19,7 +19,7 @@ from carenav_core.llm import ModelClient
 from carenav_core.params import TAG_MEANINGS
 from carenav_core.screener.branches import what_would_change
 from carenav_core.screener.corpus import ManifestEntry, ProgramSearch, load_manifest
-from carenav_core.screener.engine import Classification, Context, ProgramResult, screen
+from carenav_core.screener.engine import Classification, Context, ProgramResult, beside, screen
 from carenav_core.screener.evidence import gather_evidence
 from carenav_core.screener.explain import Candidate, Explanation, ProgramSummary, deterministic_summary, explain
 from carenav_core.screener.intake import load_intake_options
@@ -107,6 +107,7 @@ class Card:
     judged_for: str = ""
     figures_missing: tuple[str, ...] = ()
     contact: str = ""              # how to reach the program when its official link is a law (manifest `contact`)
+    also_judged: str = ""          # the same program judged for the other person too (engine.also_for_care_receiver)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,7 +202,8 @@ def _tier(result: ProgramResult, profile: Profile, on: date) -> str:
 
 
 def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str, ManifestEntry], *,
-               profile: Profile | None = None, on: date | None = None) -> Card:
+               profile: Profile | None = None, on: date | None = None, other: ProgramResult | None = None) -> Card:
+    """A candidate's card; `other`, the same program judged for the other person, is said on it (`also_judged`)."""
     result, evidence = candidate.result, candidate.evidence
     return Card(program=candidate.key, name=result.program.name, classification=result.classification.value,
                 result=RESULT_WORDS[result.classification.value],
@@ -217,7 +219,40 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 contact=manifest[candidate.key].contact,
                 tier=_tier(result, profile, on) if profile is not None and on is not None else "",
                 judged_for="the person they care for" if result.for_care_receiver else "",
-                figures_missing=result.figures_missing)
+                figures_missing=result.figures_missing, also_judged=also_judged(other) if other else "")
+
+
+def whom(result: ProgramResult) -> str:
+    return "the person they care for" if result.for_care_receiver else "the person screened"
+
+
+def also_judged(result: ProgramResult) -> str:
+    """One line for a program's other result: whom it was judged for, its result and why, in words."""
+    if result.classification is Classification.EXCLUDED:
+        why = "; ".join(f"{o.label} — {o.verdict.reason}" for o in result.failed_rules)
+    elif result.classification is Classification.POSSIBLY:
+        why = "not known yet: " + "; ".join(_each_once(o.verdict.reason for o in result.unknown_rules))
+    else:
+        why = "every criterion checked is met on the answers given"
+    return f"Also judged for {whom(result)}: {RESULT_WORDS[result.classification.value].lower()} ({why})."
+
+
+def card_results(results: tuple[ProgramResult, ...]) -> tuple[ProgramResult, ...]:
+    """The results that get a card: a program's first result not excluded (the person screened's own, else the one
+    judged for the person they care for: engine.screen), one a program."""
+    shown: dict[str, ProgramResult] = {}
+    for result in results:
+        if result.classification is not Classification.EXCLUDED:
+            shown.setdefault(result.program.key, result)
+    return tuple(shown.values())
+
+
+def listed_exclusions(results: tuple[ProgramResult, ...]) -> tuple[ProgramResult, ...]:
+    """The excluded results the report lists: all, except one judged for the person they care for whose program has
+    the person screened's own card (it is said on that card)."""
+    carded = {r.program.key: r for r in card_results(results)}
+    return tuple(r for r in results if r.classification is Classification.EXCLUDED and not
+                 (r.for_care_receiver and r.program.key in carded and not carded[r.program.key].for_care_receiver))
 
 
 
@@ -252,8 +287,10 @@ def summary_row(card: Card) -> SummaryRow:
     return SummaryRow(program=name, result=card.result, why=why, next_step=step)
 
 
-def _exclusion(result: ProgramResult) -> Exclusion:
-    return Exclusion(program=result.program.key, name=result.program.name,
+def _exclusion(result: ProgramResult, results: tuple[ProgramResult, ...]) -> Exclusion:
+    judged_twice = beside(results, result) is not None
+    return Exclusion(program=result.program.key,
+                     name=f"{result.program.name} — for {whom(result)}" if judged_twice else result.program.name,
                      failed_rules=tuple(f"{o.label} — {o.verdict.reason}" for o in result.failed_rules),
                      sources=rule_sources(result))
 
@@ -268,17 +305,18 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
     # A candidate the model left out still gets a card, written deterministically.
     summaries = {**{c.key: deterministic_summary(c) for c in candidates}, **proposed}
     order = [k for k in explanation.report.priorities if k in by_key] + list(summaries)
-    cards = tuple(build_card(by_key[k], summaries[k], manifest, profile=profile, on=on) for k in dict.fromkeys(order))
-    excluded = tuple(_exclusion(r) for r in results if r.classification is Classification.EXCLUDED)
+    cards = tuple(build_card(by_key[k], summaries[k], manifest, profile=profile, on=on,
+                             other=beside(results, by_key[k].result)) for k in dict.fromkeys(order))
+    excluded = tuple(_exclusion(r, results) for r in listed_exclusions(results))
     summary = (*(summary_row(c) for c in cards),
                *(SummaryRow(program=e.name, result=RESULT_WORDS["excluded"], why=e.failed_rules[0],
                             next_step="Nothing now; ask again if the situation changes") for e in excluded))
-    notices = tuple(dict.fromkeys(f"{m[0].upper()}{m[1:]}; the programs that use it show as possibly relevant "
+    notices = tuple(dict.fromkeys(f"{m[0].upper()}{m[1:]}; a program that rests on it shows as possibly relevant "
                                   "until it is added." for r in results if r.classification is not Classification.EXCLUDED
                                   for m in r.figures_missing))
     return Report(on=on, summary=summary, cards=cards, excluded=excluded,
                   follow_up_questions=follow_up_questions(profile, explanation), notices=notices,
-                  warnings=answer_warnings(profile), legend=tuple(f"[{k}] {v}" for k, v in TAG_MEANINGS.items()),
+                  warnings=answer_warnings(profile, on=on), legend=tuple(f"[{k}] {v}" for k, v in TAG_MEANINGS.items()),
                   disclaimer=disclaimer(manifest), writer=explanation.writer, model_overridden=overridden,
                   model_proposals=len(proposed) if explanation.writer == "model" else 0,
                   rejections=explanation.rejections, passages_dropped=explanation.passages_dropped)
@@ -287,7 +325,6 @@ def assemble(profile: Profile, results: tuple[ProgramResult, ...], candidates: t
 def run_screen(profile: Profile, *, on: date, search: ProgramSearch | None, model: ModelClient | None = None) -> Report:
     """The whole screener: rules -> retrieval for candidates -> explanation -> assembly."""
     results = screen(profile, on=on)
-    candidates = tuple(Candidate(result=r, evidence=gather_evidence(r, profile, search))
-                       for r in results if r.classification is not Classification.EXCLUDED)
+    candidates = tuple(Candidate(result=r, evidence=gather_evidence(r, profile, search)) for r in card_results(results))
     explanation = explain(profile, candidates, model=model)
     return assemble(profile, results, candidates, explanation, on=on)

@@ -26,9 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from carenav_core.llm import ModelClient
 from carenav_core.eval.ollama_double import OllamaDouble
 from carenav_core.progress import Progress, silent
-from carenav_core.screener.assemble import Report, run_screen
+from carenav_core.screener.assemble import Report, card_results, run_screen
 from carenav_core.screener.corpus import Chunk, Passage, ProgramSearch, load_chunks
-from carenav_core.screener.engine import Classification, screen
+from carenav_core.screener.engine import own_results, screen
 from carenav_core.screener.evidence import gather_evidence
 from carenav_core.screener.profile import normalize
 from carenav_core.screener.rules import PROGRAMS_BY_KEY
@@ -173,7 +173,7 @@ class ScriptedModel:
 def _score_report(family: Family, report: Report, search: ProgramSearch) -> dict[str, Any]:
     profile = normalize(family.answers)
     results = screen(profile, on=family.on)
-    candidates = {r.program.key: r for r in results if r.classification is not Classification.EXCLUDED}
+    candidates = {r.program.key: r for r in card_results(results)}
     invented = [c.program for c in report.cards if c.program not in candidates]
     citations = valid = failed_coverage = 0
     for card in report.cards:
@@ -183,7 +183,7 @@ def _score_report(family: Family, report: Report, search: ProgramSearch) -> dict
         citations += len(card.citations)
         valid += sum(1 for c in card.citations if c.chunk_id in retrieved and c.chunk_id.startswith(card.program + "#"))
         failed_coverage += 1 if card.retrieval_failed and (card.citations or card.claims) else 0
-    by_key = {r.program.key: r.classification.value for r in results}
+    by_key = {k: r.classification.value for k, r in own_results(results).items()}
     agreements = {k: by_key[k] == v for k, v in family.expect.items()}
     return {"invented": invented, "citations": citations, "valid": valid, "failed_coverage": failed_coverage,
             "agreements": agreements, "actual": {k: by_key[k] for k in family.expect}}

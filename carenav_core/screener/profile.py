@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from datetime import date
 from typing import Literal, Mapping, TypeVar
 
 from carenav_core.screener.intake import DECLINED, DONT_KNOW, Answers, Bracket, load_intake_options, parse_answers
@@ -99,14 +100,36 @@ class Profile:
                                               ("msp", none and self.apple_health == "msp_only"),
                                               ("part_d_only", self.medicare_parts == frozenset({"D"}))) if found)
 
+    def contradicted(self) -> tuple[str, ...]:
+        """Yes-or-no answers that contradict the others: kept as given, flagged (`answer_warnings`), and what they
+        decide is left open (engine.judge). "disability": "no" beside Medicare well before 65
+        (`medicare_without_disability`); "caring_for_someone": "no" beside the age or relationship of a person cared
+        for (a stale form branch, or a misread question)."""
+        return tuple(name for name, found in (
+            ("disability", medicare_without_disability(self.age, self.medicare_parts, self.disability)),
+            ("caring_for_someone", self.caring_for_someone is False and bool(self.cared_for_details()))) if found)
+
+    def cared_for_details(self) -> tuple[str, ...]:
+        """The answers about a person cared for that were given (not left out, "don't know" or declined)."""
+        return tuple(name for name in ("care_recipient_age", "care_relationship") if not is_unknown(getattr(self, name)))
+
     def lives_apart_from_spouse(self) -> bool:
         """Married, in a household of one."""
         return self.married is True and self.household_size == 1
 
     def cares_for_another(self) -> bool:
-        """The person screened is an unpaid caregiver of someone else and is not themselves receiving care."""
+        """The person screened is an unpaid caregiver of someone else and has no unpaid caregiver of their own (whether
+        they need care themselves is `needs_care`)."""
         return (self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
                 and self.has_unpaid_caregiver is not True)
+
+    def needs_care(self) -> bool:
+        """The person's own answers show a care need: help with a daily activity listed, or assessed at nursing-facility
+        level of care. The care programs (COPES, TSOA, PACE, MAC) then serve them as well as anyone they care for:
+        programs.md section 4 rows 1-2 and section 3 rows 1-4 (TSOA serves a person with no unpaid caregiver, WAC
+        388-106-1910)."""
+        helped = not is_unknown(self.adl_help) and bool(self.adl_help)
+        return helped or self.nursing_facility_level_of_care is True
 
     def care_receiver(self) -> "Profile":
         """The person a care-receiver program (MAC, TSOA, PACE) would serve.
@@ -177,6 +200,22 @@ def _caregiver_of_the_screened(a: Answers) -> Maybe[bool]:
     return _yes_no(a.has_unpaid_caregiver) if a.has_unpaid_caregiver in (DONT_KNOW, DECLINED) else True
 
 
+# The youngest whole-year age at which Medicare on age alone can have begun: Part A starts the month a person attains
+# 65, and a person attains an age the day before the birthday, so one born on the 1st has it the month before.
+MEDICARE_ON_AGE_FROM = 64
+
+
+def medicare_without_disability(age: object, medicare_parts: object, disability: object) -> bool:
+    """Medicare well before 65 with "no disability": Medicare under 65 comes with a disability or kidney failure
+    (programs.md section 1a row 1, section 1b row 8), so one of the three answers is probably wrong.
+
+    >>> medicare_without_disability(40, frozenset({"A"}), False), medicare_without_disability(64, frozenset({"A"}), False)
+    (True, False)
+    """
+    return (not is_unknown(medicare_parts) and bool(medicare_parts) and not is_unknown(age)
+            and age < MEDICARE_ON_AGE_FROM and disability is False)
+
+
 def normalize(answers: Answers | Mapping[str, object]) -> Profile:
     """Turn intake answers into a Profile; unanswered, "don't know" and declined become Unknown."""
     a = answers if isinstance(answers, Answers) else parse_answers(dict(answers))
@@ -201,14 +240,31 @@ def normalize(answers: Answers | Mapping[str, object]) -> Profile:
         pays_for_heating=_yes_no(a.pays_for_heating))
 
 
-def answer_warnings(profile: Profile) -> tuple[str, ...]:
-    """Answers that are allowed but unusual enough that the person should check them (shown on the report)."""
+def contradictory(value: object) -> bool:
+    """True when a profile value is an Unknown because the answers contradict each other (`normalize`).
+
+    >>> contradictory(Unknown(reason="contradictory")), contradictory(Unknown(reason="dont_know")), contradictory(False)
+    (True, False, False)
+    """
+    return is_unknown(value) and value.reason == "contradictory"
+
+
+def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, ...]:
+    """Answers that are allowed but unusual enough that the person should check them (shown on the report). `on`, the
+    screening date (today when not given), dates the figures an enrolment is checked against (`_enrolment_warnings`)."""
     found = []
-    has_medicare = not is_unknown(profile.medicare_parts) and bool(profile.medicare_parts)
-    if has_medicare and not is_unknown(profile.age) and profile.age < 65 and profile.disability is False:
+    if "disability" in profile.contradicted():
         found.append(f"Medicare before 65 usually means a disability or kidney failure, but the answers give "
                      f"age {profile.age} and no disability. Please check the age, the Medicare answer and "
-                     "the disability answer.")
+                     "the disability answer. Until then the programs that rest on the disability (Apple Health's "
+                     "coverage group, COPES under 65) are left open.")
+    if "caring_for_someone" in profile.contradicted():
+        given = " and ".join(words for name, words in (("care_recipient_age", f"the age ({profile.care_recipient_age})"),
+                                                       ("care_relationship", "the relationship"))
+                             if not is_unknown(getattr(profile, name)))
+        found.append(f"The answers say the person is not caring for anyone, but also give {given} of a person they "
+                     "care for. Please check whether they care for another adult without pay. Until then the "
+                     "caregiver programs (the Family Caregiver Support Program) are left open.")
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
@@ -245,4 +301,17 @@ def answer_warnings(profile: Profile) -> tuple[str, ...]:
                      "nursing-facility stay only at that level of care (WAC 388-106-0355). Please check both answers.")
     if not is_unknown(profile.age) and profile.age < 18:
         found.append(f"The age given is {profile.age}. These programs are for adults; please check the age.")
-    return tuple(found)
+    return (*found, *_enrolment_warnings(profile, on or date.today()))
+
+
+def _enrolment_warnings(profile: Profile, on: date) -> tuple[str, ...]:
+    """An enrolment in categorically needy Apple Health that no route of it fits (programs.md section 1a rows 3b-4,
+    section 1b rows 9-10, section 1c rows 11-12 and 15): the enrolment is trusted, and the person asked to check."""
+    from carenav_core.screener.rules.apple_health import categorically_needy_misfit   # the rules read the profile
+    misfit = categorically_needy_misfit(profile, on) if profile.apple_health == "categorically_needy" else None
+    if misfit is None:
+        return ()
+    return (f"The answers say already enrolled in categorically needy Apple Health, but {misfit}: above what any "
+            "categorically needy route allows. The results trust the enrolment where it decides (Apple Health and "
+            "Extra Help follow it; TSOA is not open alongside it). Please check the Apple Health answer and the income and "
+            "savings answers.",)

@@ -19,6 +19,8 @@ def _card_markdown(card: Card) -> list[str]:
              f"**{card.result}**{tier} · confidence {card.confidence} · [official page]({card.official_url})", ""]
     if card.judged_for:
         lines += [f"_Judged for {card.judged_for}: the program serves the person receiving care._", ""]
+    if card.also_judged:
+        lines += [f"_{card.also_judged}_", ""]
     if card.retrieval_failed:
         lines += ["_The program details could not be verified in the program documents._", ""]
     lines += [card.summary, ""]
@@ -64,6 +66,8 @@ def _card_html(card: Card) -> str:
              f"<a href='{escape(card.official_url)}'>official page</a></p>"]
     if card.judged_for:
         parts.append(f"<p><i>Judged for {escape(card.judged_for)}.</i></p>")
+    if card.also_judged:
+        parts.append(f"<p><i>{escape(card.also_judged)}</i></p>")
     parts.append(f"<p>{escape(card.summary)}</p>")
     parts += [_list(title, getattr(card, name)) for title, name in SECTIONS]
     links = [f"<li><a href='{escape(s.href)}'>{escape(s.title)}</a>{f' [{s.tag}]' if s.tag else ''}</li>" for s in card.sources]

@@ -116,7 +116,11 @@ CASES = [
     ("extra_help", "resources_within_lis_limit", {}, date(2026, 1, 1), P, ()),
     ("extra_help", "resources_within_lis_limit", {}, date(2027, 1, 1), P, ()),      # under the 2027 floor
     ("extra_help", "resources_within_lis_limit", {}, date(2028, 1, 1), P, ()),      # under the 2028 floor
-    ("extra_help", "resources_within_lis_limit", {}, date(2029, 1, 1), U, ()),      # no figure for 2029
+    # no figure for 2029: a likely Medicare Savings Program still confers Extra Help (programs.md section 6 intro,
+    # section 7 row 2); without one ahead (Part B only, under 65) the criterion stays open
+    ("extra_help", "resources_within_lis_limit", {}, date(2029, 1, 1), P, ()),
+    ("extra_help", "resources_within_lis_limit", {"age": 60, "disability": "yes", "medicare_parts": ["B"]},
+     date(2029, 1, 1), U, ()),
     ("basic_food", "income_within_basic_food_limit", {"monthly_income": None}, ON, U, ("monthly_income",)),
     ("basic_food", "income_within_basic_food_limit", {"age": 50, "disability": "yes", "monthly_income": "8000+"},
      ON, U, ()),

@@ -41,7 +41,7 @@ def test_apple_health_magi_route_for_a_working_age_adult_without_medicare(answer
     # other household members' ages are not asked: over the gross limit, a household of two is not settled
     ({"age": 50, "marital_status": "married", "household_size": 2, "monthly_income": "3608-3868"}, P),
     # a household of one under 60, not disabled, over the gross limit: excluded
-    ({"age": 50, "household_size": 1, "monthly_income": "3977-4499"}, X),
+    ({"age": 50, "household_size": 1, "monthly_income": "3977-4499", "medicare_parts": "none"}, X),
 ])
 def test_basic_food_counts_an_older_household_member(answers, expected):
     assert result("basic_food", **{"disability": "no", **answers}) is expected
@@ -66,8 +66,11 @@ def test_va_pension_income_against_the_mapr_and_the_rates_without_aid_and_attend
 
 
 def test_property_tax_a_veteran_under_61_and_an_owner_living_with_family_are_open():
-    assert result("property_tax", age=55, disability="no", veteran_status="veteran", monthly_income="2016-2199") is P
-    assert result("property_tax", age=55, disability="no", veteran_status="no", monthly_income="2016-2199") is X
+    # no Medicare at 55 (Medicare at 55 with "no disability" is a contradiction that leaves the disability open)
+    assert result("property_tax", age=55, disability="no", veteran_status="veteran", monthly_income="2016-2199",
+                  medicare_parts="none") is P
+    assert result("property_tax", age=55, disability="no", veteran_status="no", monthly_income="2016-2199",
+                  medicare_parts="none") is X
     assert result("property_tax", age=75, living_situation="with_family", monthly_income="1500-1732") is P
 
 

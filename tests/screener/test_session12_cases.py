@@ -157,7 +157,7 @@ def test_mac_under_65_with_medicare_is_excluded_when_categorically_needy_is_rule
 
 def test_property_tax_one_year_short_and_single_asks_both_the_birthday_and_the_late_spouse():
     person = {**OLDER, "age": 60, "county": "Whatcom", "household_size": 1, "marital_status": "single", "veteran_status": "no",
-              "monthly_income": "2200-2351", "living_situation": "own_home"}
+              "monthly_income": "2200-2351", "living_situation": "own_home", "medicare_parts": "none"}   # none at 60
     card = {r.program.key: r for r in screen(profile(**person), on=ON)}["property_tax"]
     needs = [n for o in card.unknown_rules for n in o.verdict.needs]
     assert any("turn 61" in n and "December 31" in n for n in needs) and any("late spouse" in n for n in needs)

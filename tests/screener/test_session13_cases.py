@@ -78,7 +78,8 @@ def test_bad_answers_are_named_in_plain_words(bad, said):
 def test_a_spouse_of_age_can_claim_the_property_tax_exemption_for_the_home_they_share():
     caregiver = {**OLDER, "age": 58, "marital_status": "married", "household_size": 2, "living_situation": "own_home",
                  "caring_for_someone": "yes", "care_relationship": "spouse", "care_recipient_age": 66,
-                 "monthly_income": "4500-5499", "has_unpaid_caregiver": "no", "veteran_status": "no"}
+                 "monthly_income": "4500-5499", "has_unpaid_caregiver": "no", "veteran_status": "no",
+                 "medicare_parts": "none"}      # no Medicare at 58 without a disability (session 17: a contradiction)
     assert results(**caregiver)["property_tax"].classification is L
     young = results(**{**caregiver, "care_recipient_age": 59})["property_tax"]
     assert young.classification is X                  # neither spouse is of age (no disability, not a veteran)

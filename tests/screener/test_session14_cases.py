@@ -82,7 +82,10 @@ def test_extra_help_follows_apple_healths_own_coverage_group_and_the_medically_n
     young = {**OLDER, "age": 57, "marital_status": "married", "household_size": 2, "monthly_income": "3408-3525",
              "assets": "10001-17600", "nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home"}
     found = results(**young)
-    assert found["apple_health"].classification is X and found["extra_help"].classification is X
+    # Medicare at 57 with "no disability" contradicts itself (session 17): what the disability answer decides is open,
+    # and says so; Extra Help follows Apple Health there
+    assert found["apple_health"].classification is P and found["extra_help"].classification is P
+    assert any("contradicts other answers" in n for o in found["apple_health"].outcomes for n in o.verdict.needs)
     at_home = {**OLDER, "age": 70, "medicare_parts": ["A", "B", "D"], "monthly_income": "3977-4499",
                "nursing_facility_level_of_care": "assessed_yes", "living_situation": "own_home"}
     extra = results(**at_home)["extra_help"]

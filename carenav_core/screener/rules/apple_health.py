@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import date
 
+from carenav_core.screener.intake import load_intake_options
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, income_within,
                                               limits_unknown, own_share, rule, settled_either_way, under_smallest,
                                               unknown, verdict)
-from carenav_core.screener.rules.spousal import spousal_resources
+from carenav_core.screener.rules.spousal import above_spousal_ceiling, spousal_resources
+from carenav_core.screener.thresholds import ThresholdNotInForce, load_thresholds
 from carenav_core.screener.words import fact_words
 
 KEY = "apple_health"
@@ -267,3 +270,51 @@ PROGRAM = Program(
     rules=(in_coverage_category, income_within_cn_or_magi_limit, resources_within_limit),
     always_needed=("Washington residency and citizenship or qualifying immigration status",),
     official_url="https://hca.wa.gov/free-or-low-cost-health-care/i-need-medical-dental-or-vision-care/aged-blind-or-disabled")
+
+
+def categorically_needy_misfit(profile: Profile, on: date) -> str | None:
+    """Why no categorically needy route fits the answers (income or countable assets wholly above the most any route
+    allows), in words; None when one may fit, or a figure is not on file for `on`. Income: the special income level,
+    the highest SSI-related CN limit (long-term care; programs.md section 1c row 11), and the MAGI adult limit while
+    that route is open (section 1b rows 8-9); only a household of one, since the special income level counts the
+    person's own income. Assets: open on the MAGI route (no asset test, section 1b row 10); otherwise the $2,000
+    standard (section 1a row 4, 1c row 12), or for a married person the spousal impoverishment ceiling (row 15)."""
+    context = Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
+    try:
+        found = [r for r in (_income_misfit(profile, context), _assets_misfit(profile, context)) if r]
+    except ThresholdNotInForce:
+        return None
+    return "; ".join(found) or None
+
+
+def _magi_open(profile: Profile, context: Context) -> bool:
+    """Whether the MAGI adult route (19-64, no Medicare: programs.md section 1b row 8) is not ruled out by the answers."""
+    t, on = context.thresholds, context.on
+    if not is_unknown(profile.medicare_parts) and profile.medicare_parts:
+        return False
+    return is_unknown(profile.age) or \
+        t.amount("apple_health_magi_min_age", on).amount <= profile.age <= t.amount("apple_health_magi_max_age", on).amount
+
+
+def _income_misfit(profile: Profile, context: Context) -> str | None:
+    if is_unknown(profile.monthly_income) or profile.household_size != 1:
+        return None
+    sil = at_or_below(profile.monthly_income, context.thresholds.amount("special_income_level", context.on),
+                      "household income")
+    if sil.status is not Status.FAIL:
+        return None
+    if _magi_open(profile, context) and at_or_below(profile.monthly_income, context.thresholds.for_size(
+            "apple_health_magi_income", context.on, 1), "household income").status is not Status.FAIL:
+        return None
+    return f"{sil.reason} (the special income level, the highest categorically needy income limit)"
+
+
+def _assets_misfit(profile: Profile, context: Context) -> str | None:
+    if is_unknown(profile.assets) or _magi_open(profile, context):
+        return None
+    if profile.married is not False:
+        above = above_spousal_ceiling(profile, context)
+        return None if above is None else above.reason
+    single = at_or_below(profile.assets, context.thresholds.for_unit("ltc_resources", context.on, married=False),
+                         "countable assets")
+    return f"{single.reason} (the categorically needy resource standard)" if single.status is Status.FAIL else None

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Callable, Literal
 
 from carenav_core.screener.intake import Bracket, IntakeOptions
-from carenav_core.screener.profile import Profile, is_unknown
+from carenav_core.screener.profile import Profile, contradictory, is_unknown
 from carenav_core.screener.thresholds import Reference, Threshold, ThresholdNotInForce, ThresholdTable
 from carenav_core.screener.words import YES_NO_WORDS, facts_in_words, place_words
 
@@ -76,8 +76,13 @@ class Rule:
         try:
             return self.check(profile, context)
         except ThresholdNotInForce as exc:
-            return Verdict(status=Status.UNKNOWN, reason=f"{exc}, so this cannot be checked yet",
-                           needs=(f"the current figure from the agency ({exc})",), figure_missing=str(exc))
+            return figure_not_on_file(exc)
+
+
+def figure_not_on_file(exc: ThresholdNotInForce) -> Verdict:
+    """The UNKNOWN a criterion is when a figure it compares has no value in force on the date."""
+    return Verdict(status=Status.UNKNOWN, reason=f"{exc}, so this cannot be checked yet",
+                   needs=(f"the current figure from the agency ({exc})",), figure_missing=str(exc))
 
 
 # Intake answers with two values (profile field: (value, words) each): a check left open on these alone is run under
@@ -140,12 +145,19 @@ class Program:
 
 
 def unknown(profile: Profile, *names: str, reason: str = "") -> Verdict | None:
-    """An UNKNOWN verdict naming the unanswered fields among `names`, or None if all are known."""
+    """An UNKNOWN verdict naming the unanswered fields among `names`, or None if all are known. An answer that
+    contradicts the others (`profile.contradictory`) is named as such, and checking it is what the verdict needs."""
     missing = tuple(n for n in names if is_unknown(getattr(profile, n)))
     if not missing:
         return None
-    return Verdict(status=Status.UNKNOWN, unknown_fields=missing,
-                   reason=reason or f"not known yet: {facts_in_words(missing)}")
+    conflicting = tuple(n for n in missing if contradictory(getattr(profile, n)))
+    said = reason or f"not known yet: {facts_in_words(missing)}"
+    if not conflicting:
+        return Verdict(status=Status.UNKNOWN, unknown_fields=missing, reason=said)
+    conflict = f"the answer about {facts_in_words(conflicting)} contradicts other answers (see the warning)"
+    return Verdict(status=Status.UNKNOWN, unknown_fields=missing, reason=f"{said}: {conflict}",
+                   needs=(f"which answer is right about {facts_in_words(conflicting)} (it contradicts other answers; see "
+                          "the warning)",))
 
 
 def limits_unknown(profile: Profile, *names: str) -> Verdict | None:

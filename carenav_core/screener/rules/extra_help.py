@@ -6,10 +6,12 @@ import dataclasses
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.apple_health import (INSTITUTIONAL_SETTINGS, assessment_pending, long_term_care_route,
                                                       pathway, pending_fields, pending_needs)
-from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, gross_of_disregard,
-                                              limits_unknown, own_share, rule, under_smallest, unknown, verdict)
+from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_or_below, figure_not_on_file,
+                                              gross_of_disregard, limits_unknown, own_share, rule, under_smallest,
+                                              unknown, verdict)
 from carenav_core.screener.rules import apple_health, msp
 from carenav_core.screener.rules.spousal import above_spousal_ceiling
+from carenav_core.screener.thresholds import ThresholdNotInForce
 
 KEY = "extra_help"
 SSA_PUB = ("SSA publication 10128 (archived): Extra Help with Medicare prescription drug costs",
@@ -62,16 +64,21 @@ def _decided(profile: Profile, context: Context, check, field: str) -> Verdict:
     """`check` (income or assets against the single or couple limit) when `field` and the marriage are known, or passes
     under the single limit whatever the marriage; short of a pass, and before anything unanswered is asked, a Medicare
     Savings Program or Apple Health the same answers rate likely confers Extra Help (`_conferred`); a fail stays open
-    while a Medicare Savings Program or long-term care Medicaid may be ahead."""
-    missing = under_smallest(limits_unknown(profile, field, "married"), profile, check, married=False)
-    result = missing or check(profile)
+    while a Medicare Savings Program or long-term care Medicaid may be ahead. Extra Help's own figure not on file for
+    the date leaves `check` open, and the routes that confer Extra Help whatever its own limits are still consulted
+    (programs.md section 6 intro, section 7 row 2)."""
+    try:
+        missing = under_smallest(limits_unknown(profile, field, "married"), profile, check, married=False)
+        result = missing or check(profile)
+    except ThresholdNotInForce as exc:
+        missing, result = None, figure_not_on_file(exc)
     if result.status is Status.PASS:
         return result
     through_msp = _msp_ahead(profile, context)
     conferred = _conferred(profile, context, through_msp)
-    if conferred is not None:
+    if conferred is not None:       # a missing Extra Help figure is still said (the report's notice), deciding nothing
         return Verdict(status=Status.PASS, reason=f"{result.reason}; but {conferred.reason}",
-                       thresholds=result.thresholds + conferred.thresholds)
+                       thresholds=result.thresholds + conferred.thresholds, figure_missing=result.figure_missing)
     if missing:
         return missing
     route = _medicaid_ahead(profile, context) if result.status is Status.FAIL else None
