@@ -1455,6 +1455,8 @@ class DeterministicWriter:
                      FigureKind.ASSISTANT: "asst_surg", FigureKind.CO_SURGERY: "co_surg", FigureKind.PERIOP: "periop"}
         decided = {priced_by[g.kind] for g in prepared.figures if g.kind in priced_by} \
             if not _YES_NO.match(prepared.question) else {"pctc"}       # "Can an assistant be paid?": the rule first
+        if "mult_proc" in decided:    # the endoscopic base code decides indicator 3's amounts with it
+            decided.add("endo_base")
         late = [f for f in prepared.indicators if f.meaning.key in decided and
                 (f.meaning.key != "pctc" or prepared.plan.components)]
         if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first

@@ -40,12 +40,17 @@ class _FamilyEntry(BaseModel):
     @field_validator("codes")
     @classmethod
     def _codes_are_codes(cls, codes: list[str]) -> list[str]:
-        bad = [c for c in codes if not CODE_PATTERN.match(c)]
-        if bad:
-            raise ValueError(f"not HCPCS/CPT codes: {bad}")
-        if len(set(codes)) != len(codes):
-            raise ValueError("duplicate member code")
-        return codes
+        return checked_codes(codes)
+
+
+def checked_codes(codes: list[str]) -> list[str]:
+    """`codes` when each is a HCPCS/CPT code, once; ValueError naming the others (a registry's pydantic validators)."""
+    bad = [c for c in codes if not CODE_PATTERN.match(c)]
+    if bad:
+        raise ValueError(f"not HCPCS/CPT codes: {bad}")
+    if len(set(codes)) != len(codes):
+        raise ValueError("duplicate code")
+    return codes
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from carenav_core.codes.families import CODE_PATTERN
+from carenav_core.codes.families import checked_codes
 from carenav_core.errors import ConfigError
 from carenav_core.settings import PROJECT_ROOT
 
@@ -31,11 +31,7 @@ class _ProcedureEntry(BaseModel):
 
     @model_validator(mode="after")
     def _checked(self) -> "_ProcedureEntry":
-        bad = [c for c in self.codes if not CODE_PATTERN.match(c)]
-        if bad:
-            raise ValueError(f"not HCPCS/CPT codes: {bad}")
-        if len(set(self.codes)) != len(self.codes):
-            raise ValueError("duplicate code")
+        checked_codes(self.codes)
         if len(self.descriptors) != len(self.codes):
             raise ValueError(f"{len(self.codes)} codes but {len(self.descriptors)} descriptors")
         return self

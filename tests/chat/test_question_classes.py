@@ -1763,6 +1763,9 @@ def test_co_surgeons_are_paid_62_5_percent_each_where_the_indicator_permits(back
     ("If an NP assists at surgery on 27130 in 2026, what is paid?", "0.136"),
     ("assistant surgeon fee for 33533 in Houston 2026", "0.16"),
     ("What does an assistant at surgery get for 27447 in Seattle in 2026?", "0.16"),
+    ("PA as surgical assistant for 47562 in 2026", "0.136"),            # never the 85% a PA is paid as the surgeon
+    ("surgical assistant fee for 27447 in 2026", "0.16"),
+    ("What does the first assistant get for 27130 in 2025?", "0.16"),
 ])
 def test_an_assistant_however_asked_and_wherever_is_paid_the_assistants_share(backends, question, share):
     prepared = prepare(question, backends, today=TODAY)

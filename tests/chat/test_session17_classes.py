@@ -57,19 +57,6 @@ def test_an_endoscopic_family_is_one_procedure_beside_other_surgery(backends):
     assert abs(figure.value - (high + _cent(low / 2))) <= Decimal("0.01")     # cents rounded per unit
 
 
-@pytest.mark.parametrize("question, share", [
-    ("PA as surgical assistant for 47562 in 2026", "0.136"),
-    ("surgical assistant fee for 27447 in 2026", "0.16"),
-    ("What does the first assistant get for 27130 in 2025?", "0.16"),
-])
-def test_a_surgical_assistant_in_other_words_is_paid_the_assistants_share(backends, question, share):
-    """Never the 85% a PA is paid as the surgeon."""
-    prepared = prepare(question, backends, today=TODAY)
-    figures = [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT]
-    assert figures and all(f.value == _cent(f.inputs[0] * Decimal(share)) for f in figures)
-    assert not [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]
-
-
 @pytest.mark.parametrize("question, payer", [("What is the Medicaid rate for 99213?", "Medicaid"),
                                              ("UnitedHealthcare rate for 99213 in 2026", "UnitedHealthcare"),
                                              ("Does Aetna's allowable for 99214 match Medicare's?", "Aetna")])
