@@ -58,7 +58,8 @@ OTHER_PAYERS = re.compile(OTHER_SYSTEMS.pattern.replace(r"ACOs?|Shared Savings|"
                           r"|\b(?:commercial|private)\s+(?:insurance|insurers?|payers?|plans?)\b"
                           r"|\bBlue\s+Cross(?:\s+Blue\s+Shield)?\b|\bBCBS\b|\bAetna\b|\bCigna\b|\bHumana\b"
                           r"|\bUnited\s?Health\s?care\b|\bUHC\b|\bAnthem\b|\bKaiser\b|\bthe VA\b"
-                          r"|\bVeterans\s+(?:Affairs|Health Administration)\b|\bVHA\b|\bCHAMPVA\b",
+                          r"|\bVeterans\s+(?:Affairs|Health Administration)\b|\bVHA\b|\bCHAMPVA\b"
+                          r"|\b(?:hospital\s+)?facility\s+fees?\b",
                           re.IGNORECASE)
 
 

@@ -608,6 +608,7 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     if result is None or not found:
         return plan, rows, unsure + _unknown_place(text, match)
     local = tuple(as_valuation_row(r) for r in found)
+    unsure += _capped_note(found)
     places = tuple(dict.fromkeys(r.locality for r in local))
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
     ambiguous = match.ambiguous and len(match.matched) < len(places)
@@ -645,6 +646,23 @@ def _extremes(backends: Backends, plan: QuestionPlan, rows: Sequence[ValuationRo
         log.warning("locality pricing failed: %s", exc)
         return ()
     return tuple(locality_extremes([as_valuation_row(r) for r in result.rows], rows, plan))
+
+
+def _capped_note(found) -> tuple[WarningEvent, ...]:
+    """A locality amount the OPPS cap lowered ("74261 in Houston, 2025") is said to be the cap, with the GPCI-adjusted
+    amount it replaced: the row's amount is not RVUs × GPCIs × CF there (SSA 1848(b)(4), the CMS OPPSCAP file)."""
+    said = []
+    for row in found:
+        for setting, got, uncapped in (("non-facility", row.payment_nonfac, row.uncapped_nonfac),
+                                       ("facility", row.payment_fac, row.uncapped_fac)):
+            if got is not None and uncapped is not None and got < uncapped:
+                code = f"{row.national.hcpcs}-{row.national.mod}" if row.national.mod else row.national.hcpcs
+                said.append(f"{code}'s CY{row.national.cy} {setting} amount in {row.place.state} {row.place.locality} "
+                            f"is the OPPS cap, ${got:,}, not the GPCI-adjusted ${uncapped:,}")
+    if not said:
+        return ()
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="; ".join(dict.fromkeys(said)) + " (an imaging "
+                         "service's fee schedule amount is the lesser of the two: SSA 1848(b)(4), the CMS OPPSCAP file)."),)
 
 
 def as_valuation_row(row) -> ValuationRow:
@@ -886,6 +904,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         indicators = tuple(f for f in indicators if f.meaning.key != "endo_base")
     if multiple:
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
+        if not (ASKS_RULE.search(text) or WHY.search(text)):
+            plan = _rows_answer(plan)       # "31622 and 31625 at the same session": the amounts answer it
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))

@@ -107,7 +107,8 @@ _LEAST = re.compile(r"\b(?:least|lowest|worst|bottom|less|smallest|cheapest)\b",
 
 
 # "how much does 99214 vary across localities (min and max)", "the range of 99213 payments across localities"
-_SPREAD = re.compile(rf"\b(?:vary|varies|variation|range|spread|min(?:imum)? and max(?:imum)?|lowest to highest|"
+_SPREAD = re.compile(rf"\b(?:highest and (?:the )?lowest|lowest and (?:the )?highest)\s+(?:\w+\s+)?{_PLACE_WORD}\b|"
+                     rf"\b(?:vary|varies|variation|range|spread|min(?:imum)? and max(?:imum)?|lowest to highest|"
                      rf"highest and (?:the )?lowest|lowest and (?:the )?highest|most and (?:the )?least|"
                      rf"least and (?:the )?most)\b"
                      rf".{{0,60}}\b(?:across|among|between|by|over)\s+(?:\w+\s+)?{_PLACE_WORD}\b"
@@ -931,6 +932,7 @@ _LIMITING = re.compile(r"\blimiting\s+charges?\b|\bbalance[- ]?bill\w*"
 _SAME_SESSION = re.compile(
     r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical|therapy)\b|\bmodifier\s*-?\s*51\b|\bMPPR\b"
     r"|\bsame\s+(?:day|date(?: of service)?|session|operative session|encounter|sitting|operation|surgery)\b"
+    r"|\bsame\s+\w+\s+(?:session|sitting|encounter)\b"
     r"|\b(?:one|a single)\s+(?:session|day|encounter|operative session|sitting|operation|surgery|visit)\b"
     r"|\b(?:at|in) the same time\b", re.IGNORECASE)
 
@@ -1106,7 +1108,9 @@ _INDICATORS = (
     ("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(?:/|and)\s*technical component\b", re.IGNORECASE)),
     ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
                              re.IGNORECASE)),
-    ("bilat_surg", re.compile(r"\bbilateral\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b", re.IGNORECASE)),
+    ("bilat_surg", re.compile(r"\bbilateral(?:ly)?\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b|\b(?:on\s+)?both\s+"
+                              r"(?:eyes|knees|hips|ears|sides|legs|arms|hands|feet|shoulders|wrists|breasts|lungs)\b",
+                              re.IGNORECASE)),
     ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b"
                              r"|\bassist(?:s|ed|ing)?\s+(?:on|at|in|with)\b|\bassisting\s+(?:surgeon|at)\b"
                              r"|\bsurgical\s+assist\w*|\bfirst[- ]assist\w*|\bas\s+(?:an?\s+|the\s+)?assistant\b"
@@ -1122,7 +1126,9 @@ _INDICATORS = (
     # the global package's split: "pre-op, intra-op and post-op percentages", "what the global includes", modifier 54
     ("periop", re.compile(r"\bintra-?\s?op\w*|\b(?:pre|post)-?\s?op\w*\b.{0,40}\b(?:shares?|percent\w*|%|portions?|"
                           r"splits?)\b|\b(?:shares?|percent\w*|%|portions?|part|fraction|how much of)\b.{0,50}\b(?:pre|post)-?\s?op|\bsplit\b.{0,20}\bglobal\b|\bglobal\b.{0,40}\binclud\w*|"
-                          r"\bmodifiers?\s*-?\s*5[456]\b", re.IGNORECASE)))
+                          r"\bmodifiers?\s*-?\s*5[456]\b|\b(?:surgical care|post-?\s?operative management|"
+                          r"pre-?\s?operative management)\s+only\b|\b(?:pre|post|intra)-?\s?op\w*\s+(?:care|work|"
+                          r"portion|services?|visits?)\b", re.IGNORECASE)))
 
 
 def asked_indicators(text: str) -> tuple[str, ...]:
@@ -1141,8 +1147,7 @@ def asked_modifier(text: str) -> str:
     if m := _MODIFIER.search(text):
         return next(g for g in m.groups() if g).upper()
     lowered = text.lower()
-    lone = {next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text)}
-    lone = {"26" if mod == "PC" else mod for mod in lone}     # "PC-only": the professional component, modifier 26
+    lone = _lone_components(text)
     if len(lone) == 1:          # "the -26 for 77067", "the TC portion of 93306", "the TC-only payment"
         return lone.pop()
     return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
@@ -1156,8 +1161,14 @@ _BOTH_COMPONENTS = re.compile(
 
 # a component written without its code: "and what does the -TC portion pay?", "the 26 part"
 _LONE_COMPONENT = re.compile(r"(?:^|\s)-(26|TC)\b|\b(26|TC)\s+(?:portion|component|part|piece|side|half)\b"
-                             r"|\b(TC|PC|26)[- ]only\b|\b(?:the\s+)?(TC|PC)\s+(?:payment|fee|rate|amount|value|RVUs?)\b",
+                             r"|\b(TC|PC|26)[- ]only\b|\b(technical|professional)[- ](?:component[- ])?only\b|\b(?:the\s+)?(TC|PC)\s+(?:payment|fee|rate|amount|value|RVUs?)\b",
                              re.IGNORECASE)
+
+
+def _lone_components(text: str) -> set[str]:
+    """The components written without a code ("the -TC portion", "PC-only", "technical-only"), as modifiers."""
+    return {{"PC": "26", "PROFESSIONAL": "26", "TECHNICAL": "TC"}.get(mod, mod)
+            for mod in (next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text))}
 
 
 def asks_components(text: str) -> bool:
@@ -1173,8 +1184,7 @@ def asks_components(text: str) -> bool:
     >>> asks_components("What does 71046-26 pay?"), asks_components("What is the PC/TC indicator for 71046?")
     (False, False)
     """
-    mods = {next(g for g in m.groups() if g).upper() for m in _MODIFIER.finditer(text)} | \
-        {next(g for g in m.groups() if g).upper() for m in _LONE_COMPONENT.finditer(text)}
+    mods = {next(g for g in m.groups() if g).upper() for m in _MODIFIER.finditer(text)} | _lone_components(text)
     return {"26", "TC"} <= mods or bool(_BOTH_COMPONENTS.search(re.sub(r"\bPC/TC indicator", "", text, flags=re.I)))
 
 

@@ -7,7 +7,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from carenav_core.codes.families import Family, load_families
-from carenav_core.codes.procedures import code_system, named_procedures
+from carenav_core.codes.procedures import code_system, named_procedures, spellings
 
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
 # administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
@@ -218,16 +218,77 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
     read += [(text[start:end], synonym) for start, end, synonym in sorted(fixes)]
     for start, end, synonym in sorted(fixes, reverse=True):      # from the end: earlier offsets stay valid
         text = text[:start] + synonym + text[end:]
-    # a procedure named in words ("a total knee replacement") is read as its codes, written after the words so that
-    # everything downstream sees a question naming them; not where the question already writes all of them
-    written = {m.group(1).upper() for m in _CODE.finditer(_NOT_CODES.sub(lambda m: " " * len(m.group(0)), text))}
     taken = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    text, respelt = _respelt_procedures(text, taken)
+    read += respelt
+    return _procedures_read(text, [(m.start(), m.end()) for m in pattern.finditer(text)], read)
+
+
+# An amount computed with other services or a count ("colonoscopy and EGD on the same day", "75 colonoscopies a
+# month", "cataract surgery on both eyes") prices one code: a procedure whose words cover several is read as its first
+_COMBINED = re.compile(r"\bsame\s+(?:day|date|session|visit|encounter|sitting)\b|\btogether\b|\bboth\b|\bbilateral\w*|"
+                       r"\btotal\b|\bcombined\b|\bplus\b|\+|\bunits?\b|\bsession\b|\beach\b|\bper\b|\ba\s+(?:day|week|"
+                       r"month|year)\b", re.IGNORECASE)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_COUNTED = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6}|" + "|".join(_COUNT_WORDS) + r")\s+(?:more\s+|additional\s+)?$",
+                      re.IGNORECASE)
+_UNITS_OF = re.compile(r"\b(?:\d{1,2}|" + "|".join(_COUNT_WORDS) + r")\s+units?\s+of\s+$", re.IGNORECASE)
+
+
+def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[str, str]]
+                     ) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A procedure named in words ("a total knee replacement") is read as its codes, written after the words so that
+    everything downstream sees a question naming them (not where the question already writes all of them): "total
+    knee replacement (CPT 27447)"; counted, as that many of its code ("20 knee MRIs" -> "20 73721s (knee MRIs)",
+    "2 units of therapeutic exercise" -> "2 units of 97110 (therapeutic exercise)"). Words covering several codes are
+    read as the first alone when an amount is computed with other services or a count (`_COMBINED`)."""
+    written = {m.group(1).upper() for m in _CODE.finditer(_NOT_CODES.sub(lambda m: " " * len(m.group(0)), text))}
     found = []
     for start, end, procedure in named_procedures(text, taken):
         if not set(procedure.codes) <= written:     # once each ("EKGs and ECGs")
             found.append((start, end, procedure))
             written |= set(procedure.codes)
-    read += [(text[start:end], procedure.read_as()) for start, end, procedure in found]
-    for _, end, procedure in reversed(found):
-        text = f"{text[:end]} ({code_system(procedure.codes[0])} {', '.join(procedure.codes)}){text[end:]}"
-    return text, tuple(read)
+    combined = bool(_COMBINED.search(text)) or len(found) + len(written - {c for *_, p in found for c in p.codes}) > 1
+    said = []
+    for start, end, procedure in reversed(found):   # from the end: earlier offsets stay valid
+        words = text[start:end]
+        counted, units = _COUNTED.search(text[:start]), _UNITS_OF.search(text[:start])
+        first = len(procedure.codes) > 1 and (combined or counted is not None or units is not None)
+        codes = procedure.codes[:1] if first else procedure.codes
+        system = code_system(codes[0])
+        if units is not None:
+            text = f"{text[:start]}{codes[0]} ({words}){text[end:]}"
+        elif counted is not None:
+            n = counted.group(1)
+            n = str(_COUNT_WORDS.get(n.lower(), n))
+            text = f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
+        else:
+            text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
+        said.append((words, procedure.read_as(first_only=first)))
+    return text, (*read, *reversed(said))          # in the order the question names them
+
+
+def _respelt_procedures(text: str, taken: list[tuple[int, int]]) -> tuple[str, list[tuple[str, str]]]:
+    """Procedure names misspelt by a letter or two ("colonscopy", "cataract surgury", "mamogram") read as the name:
+    the words as a whole at least PROCEDURE_SIMILARITY similar, each word with the name's first letter; never over
+    words that already name a procedure or a family ("cholecystostomy" is not "cholecystectomy": 0.87)."""
+    exact = taken + [(a, b) for a, b, _ in named_procedures(text, taken)]
+    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
+    fixes: list[tuple[int, int, str]] = []
+    for name in spellings():
+        n = len(name.split())
+        for i in range(len(words) - n + 1):
+            start, end = words[i].start(), words[i + n - 1].end()
+            written = text[start:end].lower()
+            if any(start < b and a < end for a, b in exact + [(a, b) for a, b, _ in fixes]) or written == name:
+                continue
+            if all(w[0] == t[0] for w, t in zip(written.split(), name.split())) and \
+                    SequenceMatcher(None, written, name).ratio() >= PROCEDURE_SIMILARITY:
+                fixes.append((start, end, name))
+    read = [(text[start:end], name) for start, end, name in sorted(fixes)]
+    for start, end, name in sorted(fixes, reverse=True):
+        text = text[:start] + name + text[end:]
+    return text, read
+
+
+PROCEDURE_SIMILARITY = 0.9

@@ -45,9 +45,14 @@ class Procedure:
     codes: tuple[str, ...]
     descriptors: tuple[str, ...]
 
-    def read_as(self) -> str:
-        """How the answer says the words were read: "CPT 27447 (CMS: Total knee arthroplasty)"."""
-        return ", ".join(f"{code_system(c)} {c} (CMS: {d})" for c, d in zip(self.codes, self.descriptors))
+    def read_as(self, first_only: bool = False) -> str:
+        """How the answer says the words were read: "CPT 27447 (CMS: Total knee arthroplasty)"; `first_only`: the
+        first code alone, priced for an amount computed with other services or a count, and the others named."""
+        said = [f"{code_system(c)} {c} (CMS: {d})" for c, d in zip(self.codes, self.descriptors)]
+        if not first_only or len(said) == 1:
+            return ", ".join(said)
+        return (f"{said[0]} for the amounts computed (the words may also mean {', '.join(said[1:])}: ask with the "
+                "code to price another)")
 
 
 def code_system(code: str) -> str:
@@ -88,12 +93,24 @@ def _normal(text: str) -> str:
     return " ".join(re.split(r"[\s\-]+", text.lower()))
 
 
+def _part(synonym: str) -> str:
+    """A synonym as a pattern: words joined by spaces or hyphens; a last word in "y" also as its plural in "ies"
+    ("cataract surgeries", "colonoscopies")."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", synonym)]
+    if re.fullmatch(r"[a-z]+[^aeiou]y", words[-1]):
+        words[-1] = words[-1][:-1] + "(?:y|ies)"
+    return r"[\s\-]+".join(words)
+
+
+def _singular(normal: str) -> str:
+    return re.sub(r"ies$", "y", normal)
+
+
 @lru_cache(maxsize=4)
 def _index(procedures: tuple[Procedure, ...]) -> tuple[re.Pattern[str], dict[str, Procedure]]:
     by_synonym = {_normal(s): p for p in procedures for s in p.synonyms}
     # longest first: "screening colonoscopy" before "colonoscopy", "partial knee replacement" before "knee replacement"
-    parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s))
-             for s in sorted(by_synonym, key=len, reverse=True)]
+    parts = [_part(s) for s in sorted(by_synonym, key=len, reverse=True)]
     # a plural or possessive is the procedure too ("two knee replacements", "the EGD's value"); never inside a word,
     # nor a procedure already followed by its code ("a total knee replacement (27447)")
     pattern = re.compile(r"(?<![\w&])(" + "|".join(parts) + r")(?:'?s|’s)?(?![\w&])", re.IGNORECASE)
@@ -107,6 +124,8 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
 
     >>> [(p.key, p.codes) for _, _, p in named_procedures("Pay for a total knee replacement vs a screening colonoscopy?")]
     [('TKA', ('27447',)), ('SCREEN_COLONOSCOPY', ('G0121', 'G0105'))]
+    >>> [p.key for _, _, p in named_procedures("two cataract surgeries and three colonoscopies")]
+    ['CATARACT', 'COLONOSCOPY']
     """
     procedures = load_procedures() if procedures is None else procedures
     pattern, by_synonym = _index(procedures)
@@ -115,5 +134,16 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
         start, end = m.span(1)
         if any(start < b and a < end for a, b in taken):
             continue
-        found.append((start, m.end(), by_synonym[_normal(m.group(1))]))
+        normal = _normal(m.group(1))
+        found.append((start, m.end(), by_synonym.get(normal) or by_synonym[_singular(normal)]))
     return found
+
+
+def spellings(procedures: tuple[Procedure, ...] | None = None) -> tuple[str, ...]:
+    """The synonyms long enough to read a misspelling as ("colonscopy" as "colonoscopy"), normalised, longest first."""
+    procedures = load_procedures() if procedures is None else procedures
+    return tuple(sorted({_normal(s) for p in procedures for s in p.synonyms if len(s) >= MISSPELT_MIN_LENGTH},
+                        key=len, reverse=True))
+
+
+MISSPELT_MIN_LENGTH = 8         # "colonscopy", "mamogram"; shorter names ("EKG", "PCI") are too close to other words

@@ -173,3 +173,44 @@ def test_why_the_facility_amount_is_lower_is_answered_by_practice_expense(backen
     row = next(r for r in prepared.rows if r.in_focus and r.hcpcs == "99213")
     assert f"non-facility PE RVU is {row.pe_nonfac_rvu} against a facility PE RVU of {row.pe_fac_rvu}" in text
     assert "[Definition: Practice expense RVUs]" in text
+
+
+def test_a_locality_amount_lowered_by_the_opps_cap_says_so(backends):
+    prepared = prepare("74261 payment in Houston 2025", backends, today=TODAY)
+    (row,) = [r for r in prepared.rows if r.in_focus and r.locality]
+    (note,) = [w for w in prepared.warnings if "is the OPPS cap" in w.message]
+    assert f"${row.payment_nonfac:,}" in note.message and "GPCI-adjusted" in note.message
+
+
+def test_a_facility_fee_is_said_not_to_be_the_fee_schedules(backends):
+    prepared = prepare("What is the facility fee for 45378 in 2026?", backends, today=TODAY)
+    assert any("no facility fee payment is loaded" in w.message for w in prepared.warnings)
+
+
+@pytest.mark.parametrize("question, kind", [("27130 surgical care only amount 2026", FigureKind.PERIOP),
+                                            ("how many dollars of 27447's 2026 payment are for post-op care?",
+                                             FigureKind.PERIOP),
+                                            ("What does cataract surgery pay done bilaterally in 2026?",
+                                             FigureKind.BILATERAL),
+                                            ("What does 27447 pay on both knees in 2026?", FigureKind.BILATERAL)])
+def test_a_qualifier_in_words_prices_its_amount(backends, question, kind):
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is kind]
+    assert figures and figures[0].label in said(prepared)
+
+
+def test_technical_only_is_the_tc_row(backends):
+    prepared = prepare("What is the technical-only payment for 71046 in 2026?", backends, today=TODAY)
+    assert {r.mod for r in prepared.rows if r.in_focus} == {"TC"}
+
+
+def test_highest_and_lowest_locality_payment_gives_both_ends(backends):
+    prepared = prepare("highest and lowest locality payment for 99214 in 2026", backends, today=TODAY)
+    assert prepared.plan.extreme == "both"
+
+
+def test_procedures_at_one_session_lead_with_their_amount(backends):
+    prepared = prepare("31622 and 31625 at the same bronchoscopy session in 2026", backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
+    lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
+    assert figures and figures[0].label in lead

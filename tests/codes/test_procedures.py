@@ -85,3 +85,41 @@ def test_the_answer_prices_the_procedure_and_says_how_it_was_read(backends):
     assert read and "total knee replacement" in read[0].message and "27447" in read[0].message
     text = "".join(DeterministicWriter().stream(prepared))
     assert f"${focus[0].payment_fac:,.2f}" in text
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("gallbladder removal and appendectomy on the same day in 2025", {"47562", "44970"}),
+    ("Upper endoscopy and colonoscopy same day 2026", {"43235", "45378"}),
+    ("What would 75 colonoscopies a month bring in?", {"45378"}),
+    ("cataract surgery on both eyes", {"66984"}),
+])
+def test_words_covering_several_codes_price_the_first_with_other_services_or_a_count(question, codes):
+    """An amount computed with other services or a count prices one code of the words' alternatives, and says so."""
+    text, read = spelled_out(question)
+    assert set(detect(text).codes) == codes
+    assert all("may also mean" in meant for written, meant in read
+               if len(next(p for _, _, p in named_procedures(written)).codes) > 1)
+
+
+@pytest.mark.parametrize("question, rewritten", [
+    ("20 knee MRIs in 2026", "20 73721s (knee MRIs)"),
+    ("two knee replacements in 2026", "2 27447s (knee replacements)"),
+    ("PT evaluation + 2 units of therapeutic exercise", "2 units of 97110 (therapeutic exercise)"),
+])
+def test_a_counted_procedure_is_that_many_of_its_code(question, rewritten):
+    assert rewritten in spelled_out(question)[0]
+
+
+@pytest.mark.parametrize("question, name", [("colonscopy payment 2025", "colonoscopy"),
+                                            ("cataract surgury in 2026", "cataract surgery"),
+                                            ("mamogram 2026", "mammogram"),
+                                            ("two cataract surgeries", "cataract surgeries")])
+def test_a_procedure_misspelt_or_in_ies_plural_is_read(question, name):
+    text, read = spelled_out(question)
+    assert detect(text).codes and name in text.lower()
+
+
+@pytest.mark.parametrize("question", ["cholecystostomy in 2026", "What is an echo chamber?", "electrocardiography 2026"])
+def test_a_different_word_is_not_read_as_a_near_procedure_name(question):
+    """"cholecystostomy" is another operation than "cholecystectomy" (0.87 similar): under the 0.9 line."""
+    assert not detect(spelled_out(question)[0]).codes
