@@ -87,6 +87,7 @@ def open_where_contradicted(rule: Rule, subject: Profile, context: Context) -> O
         need = f"which answer is right about {fact_words(name)} (it contradicts other answers; see the warning)"
         return replace(outcome, verdict=Verdict(
             status=Status.UNKNOWN, needs=(need,), thresholds=outcome.verdict.thresholds + other.thresholds,
+            opened_by=name,
             reason=f"if {given}, as answered: {outcome.verdict.reason}; but that answer contradicts other answers "
                    f"(see the warning), and if {flipped}: {other.reason}"))
     return outcome
@@ -135,6 +136,14 @@ def own_results(results: tuple[ProgramResult, ...]) -> dict[str, ProgramResult]:
     for result in results:
         found.setdefault(result.program.key, result)
     return found
+
+
+def left_open_by(results: tuple[ProgramResult, ...], name: str) -> tuple[str, ...]:
+    """The programs, in words, whose result the contradicted answer `name` left open (`open_where_contradicted`): not
+    excluded on another criterion, with a criterion it opened. What the answer's warning says is left open."""
+    return tuple(dict.fromkeys(
+        f"{r.program.name}{' for the person they care for' if r.for_care_receiver else ''}" for r in results
+        if r.classification is not Classification.EXCLUDED and any(o.verdict.opened_by == name for o in r.outcomes)))
 
 
 def beside(results: tuple[ProgramResult, ...], result: ProgramResult) -> ProgramResult | None:

@@ -110,7 +110,13 @@ class Profile:
             ("caring_for_someone", self.caring_for_someone is False and bool(self.cared_for_details()))) if found)
 
     def cared_for_details(self) -> tuple[str, ...]:
-        """The answers about a person cared for that were given (not left out, "don't know" or declined)."""
+        """The answers about a person the screened person cares for that were given (not left out, "don't know" or
+        declined). None when the screening is for someone the answerer cares for: there the care answers describe the
+        answerer's tie to the person screened (their relationship, the age of the one they care for), not someone the
+        person screened cares for, so they say nothing against "cares for no one" (the answerer is the unpaid
+        caregiver FCSP serves: programs.md section 9 rows 1-3)."""
+        if self.screening_for == "someone_i_care_for":
+            return ()
         return tuple(name for name in ("care_recipient_age", "care_relationship") if not is_unknown(getattr(self, name)))
 
     def lives_apart_from_spouse(self) -> bool:
@@ -118,10 +124,14 @@ class Profile:
         return self.married is True and self.household_size == 1
 
     def cares_for_another(self) -> bool:
-        """The person screened is an unpaid caregiver of someone else and has no unpaid caregiver of their own (whether
-        they need care themselves is `needs_care`)."""
-        return (self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
-                and self.has_unpaid_caregiver is not True)
+        """The person screened is an unpaid caregiver of someone else, whether or not someone helps them too: a person
+        can both receive care and give it. The care programs (COPES, TSOA, PACE, MAC) serve the person needing care
+        (programs.md sections 2-5), so they are judged for the one cared for, and for the person screened as well when
+        their own answers show a care need (`needs_care`); the person's own unpaid caregiver decides only their own
+        MAC and TSOA caregiver criterion (section 2 row 6, section 3 row 4). Not when the screening is for someone the
+        answerer cares for: the person screened is then the one receiving care, the care programs are theirs, and
+        their own caregiving is judged by the caregiver programs (section 9)."""
+        return self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
 
     def needs_care(self) -> bool:
         """The person's own answers show a care need: help with a daily activity listed, or assessed at nursing-facility
@@ -253,18 +263,18 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
     """Answers that are allowed but unusual enough that the person should check them (shown on the report). `on`, the
     screening date (today when not given), dates the figures an enrolment is checked against (`_enrolment_warnings`)."""
     found = []
-    if "disability" in profile.contradicted():
+    opened = _left_open(profile, on or date.today())
+    if "disability" in opened:
         found.append(f"Medicare before 65 usually means a disability or kidney failure, but the answers give "
                      f"age {profile.age} and no disability. Please check the age, the Medicare answer and "
-                     "the disability answer. Until then the programs that rest on the disability (Apple Health's "
-                     "coverage group, COPES under 65) are left open.")
-    if "caring_for_someone" in profile.contradicted():
+                     f"the disability answer. {opened['disability']}")
+    if "caring_for_someone" in opened:
         given = " and ".join(words for name, words in (("care_recipient_age", f"the age ({profile.care_recipient_age})"),
                                                        ("care_relationship", "the relationship"))
                              if not is_unknown(getattr(profile, name)))
         found.append(f"The answers say the person is not caring for anyone, but also give {given} of a person they "
-                     "care for. Please check whether they care for another adult without pay. Until then the "
-                     "caregiver programs (the Family Caregiver Support Program) are left open.")
+                     f"care for. Please check whether they care for another adult without pay. "
+                     f"{opened['caring_for_someone']}")
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
@@ -302,6 +312,27 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
     if not is_unknown(profile.age) and profile.age < 18:
         found.append(f"The age given is {profile.age}. These programs are for adults; please check the age.")
     return (*found, *_enrolment_warnings(profile, on or date.today()))
+
+
+def _left_open(profile: Profile, on: date) -> dict[str, str]:
+    """For each contradicted answer (`Profile.contradicted`), the sentence saying what it leaves open on the screening
+    of `on`: the programs whose result it actually opened (engine.left_open_by), or that no result rests on it."""
+    if not profile.contradicted():
+        return {}
+    from carenav_core.screener.engine import left_open_by, screen     # the engine reads the profile
+    results = screen(profile, on=on)
+    found = {}
+    for name in profile.contradicted():
+        programs = left_open_by(results, name)
+        found[name] = (f"Until then this answer decides nothing, and the results it would decide are left open: "
+                       f"{'; '.join(programs)}." if programs else
+                       f"The results shown come out the same either way{UNLESS_CONTRADICTED.get(name, '')}.")
+    return found
+
+
+# What a contradicted answer, confirmed the other way, would add beyond the results shown (engine.screen)
+UNLESS_CONTRADICTED = {"caring_for_someone": "; if they do care for another adult, the care programs (COPES, TSOA, "
+                                             "MAC, PACE) would also be judged for that person"}
 
 
 def _enrolment_warnings(profile: Profile, on: date) -> tuple[str, ...]:

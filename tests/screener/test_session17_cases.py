@@ -187,3 +187,133 @@ def test_an_open_rule_names_a_contradiction_as_what_is_needed():
     mac = own(**answers)["mac"]
     outcome = next(o for o in mac.outcomes if o.rule == "has_unpaid_caregiver")
     assert outcome.status is Status.UNKNOWN and any("contradicts other answers" in n for n in outcome.verdict.needs)
+
+
+# ==== round 12 (/tmp/probe_screen12, classes E-H)
+
+CAREGIVER_SCREENING = {**BASE, "screening_for": "someone_i_care_for", "caregiver_age": 60, "has_unpaid_caregiver": "yes",
+                       "age": 85, "household_size": 1, "marital_status": "single", "medicare_parts": ["A", "B", "D"],
+                       "living_situation": "own_home", "county": "Spokane", "monthly_income": "1500-1732",
+                       "assets": "0-2000", "adl_help": ["bathing", "dressing"],
+                       "nursing_facility_level_of_care": "assessed_yes"}
+
+
+# ---- E. Screening someone one cares for: the care answers describe the answerer's tie to them, no contradiction
+
+@pytest.mark.parametrize("given", [
+    {"care_relationship": "parent"},                                               # a12 (round-11 c01)
+    {"care_relationship": "spouse", "caregiver_age": 72, "age": 79, "household_size": 2,
+     "marital_status": "married"},                                                 # g01: the wife screening her husband
+    {"care_relationship": "other_relative", "care_recipient_age": 85},
+])
+def test_screening_someone_cared_for_who_cares_for_no_one_is_no_contradiction(given):
+    answers = {**CAREGIVER_SCREENING, "caring_for_someone": "no", **given}
+    person = normalize(answers)
+    assert person.contradicted() == () and person.cared_for_details() == ()
+    assert not any("not caring for anyone" in w for w in answer_warnings(person, on=ON))
+    # programs.md section 9 rows 1-3: FCSP serves the answering unpaid caregiver of an adult 18+
+    fcsp = own(**answers)["fcsp"]
+    assert fcsp.classification is L and not any("contradicts" in n for n in fcsp.needs)
+
+
+def test_the_person_cared_for_is_never_read_as_contradicting_themselves():
+    # the profile a care-receiver program is judged on keeps the relationship, but is not a caregiver
+    caregiver = normalize({**FRAIL_CAREGIVER, "adl_help": "none", "nursing_facility_level_of_care": "not_assessed"})
+    assert caregiver.care_receiver().contradicted() == ()
+    _, theirs = both(**{**FRAIL_CAREGIVER, "adl_help": "none", "nursing_facility_level_of_care": "not_assessed"})
+    assert not any(o.verdict.opened_by for r in theirs.values() for o in r.outcomes)
+
+
+# ---- F. A person helped by an unpaid caregiver can still care for someone: the care programs are judged for both
+
+HELPED_CAREGIVER = {**BASE, "age": 62, "household_size": 1, "marital_status": "single", "medicare_parts": "none",
+                    "living_situation": "rented_home", "county": "King", "monthly_income": "1500-1732",
+                    "assets": "0-2000", "has_unpaid_caregiver": "yes", "caring_for_someone": "yes",
+                    "care_recipient_age": 88, "care_relationship": "parent"}
+CARE_PROGRAMS = ("copes", "tsoa", "mac", "pace")
+
+
+@pytest.mark.parametrize("answers", [
+    HELPED_CAREGIVER,                                                             # g04
+    {**HELPED_CAREGIVER, "adl_help": "dont_know"},                                # no care need shown either
+])
+def test_a_helped_caregiver_without_a_care_need_is_judged_only_for_the_person_cared_for(answers):
+    mine, theirs = both(**answers)
+    for key in CARE_PROGRAMS:               # programs.md sections 2-5: each serves the person needing care
+        assert mine[key].for_care_receiver and theirs[key] is mine[key], key
+        assert mine[key].classification is P, key                             # the parent's assessment not known
+    assert len(screen(normalize(answers), on=ON)) == 12
+
+
+@pytest.mark.parametrize(("answers", "mac"), [
+    ({**FRAIL_CAREGIVER, "has_unpaid_caregiver": "yes", "household_size": 1, "marital_status": "single",
+      "care_relationship": "friend_or_neighbor", "care_recipient_age": 85}, P),   # a02: own CN not known
+    ({**FRAIL_CAREGIVER, "has_unpaid_caregiver": "yes"}, L),                       # a03: spouses caring for each other
+])
+def test_a_helped_person_who_needs_care_and_cares_for_someone_is_judged_for_both(answers, mac):
+    mine, theirs = both(**answers)
+    assert mine["copes"].classification is L and mine["tsoa"].classification is L and not mine["copes"].for_care_receiver
+    assert mine["mac"].classification is mac          # their own unpaid caregiver meets MAC's criterion (s2 row 6)
+    for key in CARE_PROGRAMS:
+        assert theirs[key].for_care_receiver, key
+    assert theirs["copes"].classification is P
+    report = run_screen(normalize(answers), on=ON, search=None)
+    copes = [c for c in report.cards if c.program == "copes"]
+    assert len(copes) == 1 and copes[0].also_judged.startswith("Also judged for the person they care for")
+    assert len({c.program for c in report.cards}) == len(report.cards)
+
+
+def test_screening_someone_cared_for_who_is_a_caregiver_keeps_the_care_programs_theirs():
+    mine, theirs = both(**{**CAREGIVER_SCREENING, "caring_for_someone": "yes", "care_recipient_age": 88})
+    assert not theirs and mine["copes"].classification is L and mine["fcsp"].classification is L
+
+
+# ---- G. A contradiction's warning says what it actually left open
+
+NOT_CARING_BUT_DETAILS = {"caring_for_someone": "no", "care_recipient_age": 85, "care_relationship": "friend_or_neighbor"}
+
+
+def test_the_not_caring_warning_names_fcsp_only_when_it_left_fcsp_open():
+    helped = {**FRAIL_CAREGIVER, "household_size": 1, "marital_status": "single", "has_unpaid_caregiver": "yes",
+              **NOT_CARING_BUT_DETAILS}                                                      # d05
+    warning = next(w for w in answer_warnings(normalize(helped), on=ON) if "not caring for anyone" in w)
+    assert "Family Caregiver Support Program" not in warning and "left open" not in warning
+    assert "come out the same either way" in warning
+    assert own(**helped)["fcsp"].classification is L         # programs.md section 9 row 1: their own caregiver
+    alone = {**S70, **NOT_CARING_BUT_DETAILS}
+    warning = next(w for w in answer_warnings(normalize(alone), on=ON) if "not caring for anyone" in w)
+    assert warning.endswith("left open: Family Caregiver Support Program (FCSP), including respite.")
+    assert own(**alone)["fcsp"].classification is P
+
+
+def test_the_medicare_before_65_warning_names_what_it_left_open():
+    opened = {**S70, "age": 40, "medicare_parts": ["A", "B"]}
+    warning = next(w for w in answer_warnings(normalize(opened), on=ON) if "Medicare before 65" in w)
+    assert "Until then" in warning and "Apple Health" in warning and "left open" in warning
+    decided = {**opened, "monthly_income": "8000+", "assets": "250000+"}    # over every route, disabled or not
+    warning = next(w for w in answer_warnings(normalize(decided), on=ON) if "Medicare before 65" in w)
+    assert warning.endswith("left open: Basic Food (SNAP).")      # Apple Health is excluded either way
+
+
+# ---- H. The CN enrolment misfit applies each route only where its age and disability condition can hold
+
+W60 = {**BASE, "age": 60, "household_size": 1, "marital_status": "single", "medicare_parts": "none",
+       "living_situation": "rented_home", "county": "Yakima", "assets": "0-2000", "apple_health": "categorically_needy"}
+
+
+@pytest.mark.parametrize(("changes", "flagged"), [
+    ({"monthly_income": "2200-2351"}, True),                          # d11: above MAGI $1,836, no SSI-related route
+    ({"monthly_income": "1500-1732"}, False),                         # within MAGI
+    ({"monthly_income": "2200-2351", "disability": "yes"}, False),    # disabled: the SIL $2,982 route is open
+    ({"monthly_income": "2200-2351", "disability": "dont_know"}, False),
+    ({"monthly_income": "2200-2351", "age": 66, "medicare_parts": ["A", "B"]}, False),   # 65+: under the SIL
+    ({"monthly_income": "2556-2608", "household_size": 2, "marital_status": "married"}, True),  # above MAGI 2 $2,489
+    ({"monthly_income": "1500-1732", "assets": "250000+"}, False),    # MAGI: no asset test (s1b row 10)
+])
+def test_a_working_age_enrolee_without_a_disability_is_checked_against_magi_only(changes, flagged):
+    answers = {**W60, **changes}
+    found = [w for w in answer_warnings(normalize(answers), on=ON) if "already enrolled in categorically needy" in w]
+    assert bool(found) is flagged
+    if flagged:
+        assert "the MAGI adult limit" in found[0]
+    assert own(**answers)["apple_health"].classification is L              # the enrolment is trusted

@@ -274,11 +274,14 @@ PROGRAM = Program(
 
 def categorically_needy_misfit(profile: Profile, on: date) -> str | None:
     """Why no categorically needy route fits the answers (income or countable assets wholly above the most any route
-    allows), in words; None when one may fit, or a figure is not on file for `on`. Income: the special income level,
-    the highest SSI-related CN limit (long-term care; programs.md section 1c row 11), and the MAGI adult limit while
-    that route is open (section 1b rows 8-9); only a household of one, since the special income level counts the
-    person's own income. Assets: open on the MAGI route (no asset test, section 1b row 10); otherwise the $2,000
-    standard (section 1a row 4, 1c row 12), or for a married person the spousal impoverishment ceiling (row 15)."""
+    open to the person allows), in words; None when one may fit, or a figure is not on file for `on`. Each route is
+    applied only where its age and disability condition can hold: the SSI-related routes (CN, and long-term care up to
+    the special income level) need 65+, blindness or a disability (programs.md section 1a row 1, section 4 row 1), the
+    MAGI adult route 19-64 without Medicare (section 1b row 8). Income: the special income level, the highest
+    SSI-related limit (section 1c row 11), only for a household of one, since it counts the person's own income; and
+    the MAGI adult limit for the household's size (section 1b row 9a). Assets: open on the MAGI route (no asset test,
+    section 1b row 10); otherwise the $2,000 standard (section 1a row 4, 1c row 12), or for a married person the
+    spousal impoverishment ceiling (row 15)."""
     context = Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
     try:
         found = [r for r in (_income_misfit(profile, context), _assets_misfit(profile, context)) if r]
@@ -296,21 +299,44 @@ def _magi_open(profile: Profile, context: Context) -> bool:
         t.amount("apple_health_magi_min_age", on).amount <= profile.age <= t.amount("apple_health_magi_max_age", on).amount
 
 
+def _ssi_related_open(profile: Profile, context: Context) -> bool:
+    """Whether the SSI-related routes (65+, blind or disabled: programs.md section 1a row 1, section 4 row 1) are not
+    ruled out by the answers: only an age under 65 beside a "no disability" answer rules them out, and not when that
+    answer contradicts the others (Profile.contradicted: it decides nothing)."""
+    if is_unknown(profile.age) or profile.age >= context.thresholds.amount("apple_health_ssi_related_age", context.on).amount:
+        return True
+    return profile.disability is not False or "disability" in profile.contradicted()
+
+
 def _income_misfit(profile: Profile, context: Context) -> str | None:
-    if is_unknown(profile.monthly_income) or profile.household_size != 1:
+    if is_unknown(profile.monthly_income):
         return None
-    sil = at_or_below(profile.monthly_income, context.thresholds.amount("special_income_level", context.on),
-                      "household income")
-    if sil.status is not Status.FAIL:
+    magi = _magi_income(profile, context) if _magi_open(profile, context) else None
+    if magi is not None and magi.status is not Status.FAIL:
         return None
-    if _magi_open(profile, context) and at_or_below(profile.monthly_income, context.thresholds.for_size(
-            "apple_health_magi_income", context.on, 1), "household income").status is not Status.FAIL:
+    if _ssi_related_open(profile, context):
+        if profile.household_size != 1:
+            return None
+        sil = at_or_below(profile.monthly_income, context.thresholds.amount("special_income_level", context.on),
+                          "household income")
+        return None if sil.status is not Status.FAIL else \
+            f"{sil.reason} (the special income level, the highest categorically needy income limit)"
+    if magi is None:
+        return None         # the household size unknown, or no adult route by age and Medicare at all
+    return (f"{magi.reason} (the MAGI adult limit; the other categorically needy routes need age 65 or older, "
+            "blindness or a disability)")
+
+
+def _magi_income(profile: Profile, context: Context) -> Verdict | None:
+    """Household income against the MAGI adult limit for its size; None when the size is not known."""
+    if is_unknown(profile.household_size):
         return None
-    return f"{sil.reason} (the special income level, the highest categorically needy income limit)"
+    return at_or_below(profile.monthly_income, context.thresholds.for_size(
+        "apple_health_magi_income", context.on, profile.household_size), "household income")
 
 
 def _assets_misfit(profile: Profile, context: Context) -> str | None:
-    if is_unknown(profile.assets) or _magi_open(profile, context):
+    if is_unknown(profile.assets) or _magi_open(profile, context) or not _ssi_related_open(profile, context):
         return None
     if profile.married is not False:
         above = above_spousal_ceiling(profile, context)

@@ -38,6 +38,7 @@ class Verdict:
     needs: tuple[str, ...] = ()
     thresholds: tuple[Threshold, ...] = ()
     figure_missing: str = ""   # set when a figure is not on file for the date (the Screen page shows a notice)
+    opened_by: str = ""        # the contradicted answer that left this criterion open (engine.open_where_contradicted)
 
 
 @dataclass(frozen=True, kw_only=True)
