@@ -102,7 +102,8 @@ class Figure:
         what = {FigureKind.DIFFERENCE: "difference more less than higher lower compared pays brings in",
                 FigureKind.CHANGE: "change changed increase increased decrease decreased rose fell from to since "
                                    "add-on codes of another kind billed only with another service left out",
-                FigureKind.TOTAL: "total together combined billed with plus pays",
+                FigureKind.TOTAL: "total together combined billed with plus pays setting only left out no national "
+                                  "fee schedule status",
                 FigureKind.DRIVER: "change changed because moved drove went rose fell from to total RVUs relative "
                                    "value units conversion factor payment times",
                 FigureKind.SETTING_GAP: "difference gap more less than higher lower compared between non-facility "

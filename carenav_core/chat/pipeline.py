@@ -391,7 +391,9 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
 
 # A question that asks for an amount: "How much does Medicare pay for ...", "What does Medicare pay for ...".
 _AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:Medicare |CMS )?pay\b|"
-                           r"\b(?:payment|reimbursement|fee) (?:amount|rate)s?\b|\bwhat is the (?:payment|fee|rate)\b",
+                           r"\b(?:payment|reimbursement|fee) (?:amount|rate)s?\b|\bwhat is the (?:payment|fee|rate)\b|"
+                           r"\b(?:cost|price|rate|allowable|reimbursement|payment)\s+(?:of|for)\s+(?:an?\s+|the\s+)?\w|"
+                           r"\bwhat\s+(?:does|do|did|will|would)\b.{0,60}\bpay\b",
                            re.IGNORECASE)
 
 
@@ -480,9 +482,10 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                              "have five characters (for example 99213 or G0556), so no fee schedule amount is shown."),)
     if detection.codes or factors or anesthesia or gpci or not _AMOUNT_ASKED.search(text):
         return ()
-    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="No HCPCS/CPT code or code family was recognised in "
-                         "the question, so no fee schedule amount is shown; ask with the code (for example 99213) or "
-                         "a family name (for example chronic care management)."),)
+    return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="No HCPCS/CPT code, code family or procedure name was "
+                         "recognised in the question, so no fee schedule amount is shown; ask with the code (for "
+                         "example 99213), a family name (for example chronic care management) or a procedure the "
+                         "registry names (for example total knee replacement)."),)
 
 
 def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[QuestionPlan, tuple[WarningEvent, ...]]:
@@ -690,6 +693,8 @@ def _valuation(backends: Backends, detection: Detection, years: int, modifiers: 
     return rows, unpriced, ()
 
 
+_COUNTIES_ASKED = re.compile(r"\b(?:which|what)\s+counties\b|\bcounties\s+(?:are\s+)?(?:in|of|make\s+up|within|covered)\b|"
+                             r"\bmake\s+up\b.{0,40}\blocality\b", re.IGNORECASE)
 _LOCALITY_ASKED = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:payment\s+|Medicare\s+|PFS\s+|fee schedule\s+)?"
                              r"localit(?:y|ies)\b|\blocalit(?:y|ies)\s+(?:is|are|for|of|covers?|does)\b|"
                              r"\bin\s+which\s+localit", re.IGNORECASE)
@@ -698,16 +703,27 @@ _LOCALITY_ASKED = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:payment\s+|Medic
 def _locality_of(backends: Backends, text: str) -> tuple[WarningEvent, ...]:
     """"What locality is King County, Washington in?": with no code named, the payment locality each named place is
     in, from the newest CY's county file and GPCI file (a code priced there is one question away)."""
-    if backends.fee_db is None or not _LOCALITY_ASKED.search(text):
+    if backends.fee_db is None or not (_LOCALITY_ASKED.search(text) or _COUNTIES_ASKED.search(text)):
         return ()
     try:
-        cy = max(directory(backends.fee_db).gpci)
+        book = directory(backends.fee_db)
+        cy = max(book.gpci)
         match = find_places_in(backends.fee_db, text, cy)
     except (LocalityError, NotBuiltError, duckdb.Error) as exc:
         log.warning("no locality lookup: %s", exc)
         return ()
     if not match.found:
         return ()
+    if _COUNTIES_ASKED.search(text):        # "Which counties make up the Seattle locality?": the county file's rows
+        areas = book.county_areas(cy)
+        covered = {p.key: [a.counties.title() for a in areas if (a.mac, a.locality) == (p.mac, p.locality)]
+                   for p in match.localities}
+        said = [f"{p.state} {p.locality} ({p.name.title()}) covers {' / '.join(dict.fromkeys(covered[p.key]))}"
+                for p in match.localities if covered[p.key]]
+        if said:
+            return (WarningEvent(kind=WarningKind.COMPUTED, message=f"In the CMS county file serving CY{cy}"
+                                 f"{' (' + book.county_note(cy) + ')' if book.county_note(cy) else ''}: "
+                                 + "; ".join(said) + "."),)
     said = [f"{c.matched} is in payment locality {c.place.state} {c.place.locality} ({c.place.name.title()}; MAC "
             f"{c.place.mac}; matched as {c.how})" for c in match.candidates]
     return (WarningEvent(kind=WarningKind.COMPUTED, message=f"In the CY{cy} locality files: " + "; ".join(

@@ -249,6 +249,9 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
             found.append((start, end, procedure))
             written |= set(procedure.codes)
     combined = bool(_COMBINED.search(text)) or len(found) + len(written - {c for *_, p in found for c in p.codes}) > 1
+    # two procedures or more each counted ("5 mammograms and 2 DEXA scans"): each count is its code's units
+    counts = [_COUNTED.search(text[:start]) for start, _, _ in found]
+    per_code = sum(1 for c in counts if c is not None) > 1
     said = []
     for start, end, procedure in reversed(found):   # from the end: earlier offsets stay valid
         words = text[start:end]
@@ -261,7 +264,8 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
         elif counted is not None:
             n = counted.group(1)
             n = str(_COUNT_WORDS.get(n.lower(), n))
-            text = f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
+            text = f"{text[:counted.start()]}{codes[0]} x {n} ({words}){text[end:]}" if per_code and len(n) <= 2 \
+                else f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
         else:
             text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
         said.append((words, procedure.read_as(first_only=first)))
@@ -282,6 +286,8 @@ def _respelt_procedures(text: str, taken: list[tuple[int, int]]) -> tuple[str, l
             written = text[start:end].lower()
             if any(start < b and a < end for a, b in exact + [(a, b) for a, b, _ in fixes]) or written == name:
                 continue
+            if _AGENT.search(written) and not _AGENT.search(name):
+                continue        # "echocardiographer", "spirometer": a person or a device, not the procedure
             if all(w[0] == t[0] for w, t in zip(written.split(), name.split())) and \
                     SequenceMatcher(None, written, name).ratio() >= PROCEDURE_SIMILARITY:
                 fixes.append((start, end, name))
@@ -292,3 +298,4 @@ def _respelt_procedures(text: str, taken: list[tuple[int, int]]) -> tuple[str, l
 
 
 PROCEDURE_SIMILARITY = 0.9
+_AGENT = re.compile(r"(?:er|ers|ist|ists|or|ors)$")

@@ -132,11 +132,24 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
     found = []
     for m in pattern.finditer(text):
         start, end = m.span(1)
-        if any(start < b and a < end for a, b in taken):
-            continue
+        if any(start < b and a < end for a, b in taken) or _SESSION_OF.search(text, 0, start):
+            continue        # "at the same colonoscopy session": the words name the session, not another service
         normal = _normal(m.group(1))
-        found.append((start, m.end(), by_synonym.get(normal) or by_synonym[_singular(normal)]))
-    return found
+        procedure = by_synonym.get(normal) or by_synonym[_singular(normal)]
+        # "a screening and a diagnostic mammogram", "knee vs hip replacement": the first shares the second's noun
+        if (shared := _SHARED.search(text, 0, start)) is not None and len(normal.split()) > 1:
+            elided = by_synonym.get(f"{shared.group(1).lower()} {' '.join(normal.split()[1:])}")
+            if elided is not None and elided is not procedure and not any(
+                    shared.start(1) < b and a < shared.end(1) for a, b in taken):
+                found.append((shared.start(1), shared.end(1), elided))
+        found.append((start, m.end(), procedure))
+    return sorted(found, key=lambda f: f[0])
+
+
+# words naming the session or occasion another service is in, right before a procedure's name
+_SESSION_OF = re.compile(r"\b(?:same|during\s+(?:a|the|that)|in\s+the\s+same)\s+$", re.IGNORECASE)
+# "X and (a) Y <noun>": X may be the first word of another procedure that shares Y's noun
+_SHARED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
 
 
 def spellings(procedures: tuple[Procedure, ...] | None = None) -> tuple[str, ...]:

@@ -743,7 +743,7 @@ def test_an_amount_asked_without_a_code_says_no_code_was_recognised_first(backen
     prepared = prepare("What does Medicare pay for a 30-minute phone call with an established patient in 2026?",
                        backends, today=TODAY)
     note = next(w.message for w in prepared.warnings if w.kind is WarningKind.NOT_IN_DATA)
-    assert "No HCPCS/CPT code or code family was recognised" in note and not prepared.rows
+    assert "No HCPCS/CPT code, code family or procedure name was recognised" in note and not prepared.rows
     assert said(prepared).split("\n\n")[1].strip() == note
     rule = prepare("How does CMS pay RHCs for care management?", backends, today=TODAY)
     assert not any("was recognised" in w.message for w in rule.warnings)

@@ -214,3 +214,30 @@ def test_procedures_at_one_session_lead_with_their_amount(backends):
     figures = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
     lead = next(line for line in said(prepared).splitlines() if line.startswith("- "))
     assert figures and figures[0].label in lead
+
+
+def test_the_counties_of_a_locality_are_read_from_the_county_file(backends):
+    prepared = prepare("Which counties make up the Seattle locality?", backends, today=TODAY)
+    (note,) = [w for w in prepared.warnings if w.kind.value == "computed"]
+    assert "WA 02" in note.message and "King" in note.message
+
+
+def test_each_counted_procedure_is_priced_at_its_own_count(backends):
+    prepared = prepare("5 mammograms and 2 DEXA scans in 2026", backends, today=TODAY)
+    total = next(f for f in prepared.figures if f.kind is FigureKind.TOTAL and f.setting.startswith("non-facility"))
+    mammo, dexa = _row(prepared, "77067"), _row(prepared, "77080")
+    assert total.value == 5 * mammo.payment_nonfac + 2 * dexa.payment_nonfac
+
+
+def test_a_procedure_named_without_a_code_and_not_in_the_registry_is_said(backends):
+    prepared = prepare("What does a hernia repair pay in 2025?", backends, today=TODAY)
+    assert any("procedure name was recognised" in w.message for w in prepared.warnings) and not prepared.rows
+
+
+def test_a_total_leaving_out_an_unpaid_code_is_said_in_each_setting(backends):
+    """Both settings' sentences pass the guard (the facility one was withheld for want of support words)."""
+    prepared = prepare("flu shot + 99213 same day 2026", backends, today=TODAY)
+    text = said(prepared)
+    totals = [f for f in prepared.figures if f.kind is FigureKind.TOTAL]
+    assert {f.setting.split()[0] for f in totals} == {"non-facility", "facility"}
+    assert all(f"only 99213 pays ${f.value:,}" in text for f in totals)

@@ -123,3 +123,26 @@ def test_a_procedure_misspelt_or_in_ies_plural_is_read(question, name):
 def test_a_different_word_is_not_read_as_a_near_procedure_name(question):
     """"cholecystostomy" is another operation than "cholecystectomy" (0.87 similar): under the 0.9 line."""
     assert not detect(spelled_out(question)[0]).codes
+
+
+def test_each_counted_procedure_keeps_its_own_count():
+    text, _ = spelled_out("5 mammograms and 2 DEXA scans in 2026")
+    assert "77067 x 5" in text and "77080 x 2" in text
+
+
+@pytest.mark.parametrize("question", ["45380 and 45385 at the same colonoscopy session in 2026",
+                                      "45380 and 45385 during the same colonoscopy, 2025"])
+def test_a_procedure_word_naming_the_session_adds_no_code(question):
+    assert set(detect(spelled_out(question)[0]).codes) == {"45380", "45385"}
+
+
+@pytest.mark.parametrize("question, codes", [("knee vs hip replacement 2020 to 2026", {"27447", "27130"}),
+                                             ("a partial and a total knee replacement", {"27446", "27447"}),
+                                             ("a screening and a diagnostic mammogram in 2026", {"77067", "77065"})])
+def test_two_procedures_sharing_a_noun_are_both_read(question, codes):
+    assert set(detect(spelled_out(question)[0]).codes) == codes
+
+
+@pytest.mark.parametrize("question", ["Can an echocardiographer's time be billed?", "Is a spirometer covered?"])
+def test_a_person_or_device_word_is_not_read_as_the_procedure(question):
+    assert not detect(spelled_out(question)[0]).codes
