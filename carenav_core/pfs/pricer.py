@@ -7,8 +7,9 @@ Per line (data/indicators.toml gives each rule's meaning and section of Claims P
   bilateral  modifier 50: indicator 1 -> 150%, 3 -> 200% (100% each side), 0/2 -> 100% (§40.7);
   multiple   indicators 1-3 on one date of service: procedures (each unit counts) ranked by fee x
              bilateral factor, the highest at 100%, every other at 50% (§40.6); more than five: noted
-             ("by report"); indicator 3's endoscopic family rule is NOT applied (ranked as indicator 2,
-             noted); indicators 4-7 (imaging, therapy, cardiovascular, ophthalmology) are noted, not applied;
+             ("by report"); under indicator 3 endoscopies of one family (one ENDO BASE code) are first one
+             procedure, the highest in full and each other less the base's fee at the locality; indicators
+             4-7 (imaging, therapy, cardiovascular, ophthalmology) are noted, not applied;
   surgeons   62 co-surgery 62.5% (indicator 1/2; 0 not permitted) (§40.8); 66 team surgery is priced by
              report by the MAC -> a line error; 80/81/82 assistant 16%, AS 13.6% (indicator 0/2; 1 and 9
              not payable) (§20.4.3);
@@ -23,7 +24,7 @@ import io
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 import duckdb
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -221,6 +222,8 @@ class _Base:
     bilateral_factor: Decimal = ONE
     surgeon_factor: Decimal = ONE
     steps: list[Step] = field(default_factory=list)
+    endoscopic: tuple[str, Decimal] | None = None     # (base code, its fee here) when the family rule priced the line
+    endoscopic_paid: Decimal = Decimal(0)              # what the family rule pays its units (before surgeon factors)
 
 
 def _step(ctx: _Context, name: str, key: str, value_: str, factor: Decimal | None, meaning: str | None = None) -> Step:
@@ -335,43 +338,91 @@ def _group(base: _Base) -> tuple[date, str]:
     return base.claim.date_of_service, role
 
 
+def _base_fee(base: _Base, ctx: _Context) -> tuple[str, Decimal] | None:
+    """An indicator-3 endoscopy's ENDO BASE code and that code's fee at the line's locality, date and setting."""
+    code = base.flags.get("endo_base", "") if base.flags.get("mult_proc") == "3" else ""
+    row = ctx.rows.get((code, base.priced.national.cy, "")) if code else None
+    if row is None:
+        return None
+    cf = ctx.cf_on(row.cy, base.claim.date_of_service)
+    priced = price_row(row, base.priced.place, ctx.book, ctx.units_of(row), cf=cf.value)
+    fee = priced.payment_fac if base.claim.facility else priced.payment_nonfac
+    return (code, fee) if fee is not None else None
+
+
 def _multiple(bases: list[_Base], ctx: _Context) -> dict[int, tuple[int, Decimal]]:
     """line number -> (rank of its first unit, multiple-procedure factor) for the surgical procedures of
-    each date of service: every unit a procedure, ranked by fee x bilateral factor; 100%, then 50%."""
-    by_day: dict[tuple[date, str], list[tuple[Decimal, int, int]]] = defaultdict(list)
+    each date of service: every unit a procedure, ranked by fee x bilateral factor; 100%, then 50%. Endoscopies of
+    one family (indicator 3, one ENDO BASE code; the base itself billed beside a member joins it) are first one
+    procedure: the highest in full, each other its fee less the base's (never below zero), then ranked by that sum
+    (§40.6); such a line's factor is what it is paid over its fee, and `_Base.endoscopic` says against which base."""
+    by_day: dict[tuple[date, str], list[tuple[Decimal, int, int, _Base]]] = defaultdict(list)
     for base in bases:
         if base.flags.get("mult_proc") in SURGICAL_MPPR:
             for unit in range(base.claim.units):
-                by_day[_group(base)].append((base.fee * base.bilateral_factor, base.claim.line, unit))
+                by_day[_group(base)].append((base.fee * base.bilateral_factor, base.claim.line, unit, base))
     result: dict[int, tuple[int, Decimal]] = {}
     for units in by_day.values():
         units.sort(key=lambda u: (-u[0], u[1], u[2]))
-        for position, (_, line, _) in enumerate(units, start=1):
-            rank, factor = result.get(line, (position, Decimal(0)))
-            result[line] = (rank, factor + (ONE if position == 1 else HALF))
+        bases_here = {b.claim.line: _base_fee(b, ctx) for _, _, _, b in units}
+        family_of = {line: found[0] for line, found in bases_here.items() if found}
+        base_fee = {found[0]: found[1] for found in bases_here.values() if found}
+        families: dict[str, list] = defaultdict(list)
+        for unit in units:
+            key = family_of.get(unit[1]) or (unit[3].claim.code if unit[3].claim.code in base_fee else None)
+            if key is not None:
+                families[key].append(unit)
+        blocks = []             # (amount, [(unit, amount in the block)])
+        for key, members in families.items():
+            if len(members) < 2:
+                continue
+            parts = [(members[0], members[0][0])] + [(m, max(m[0] - base_fee[key], Decimal(0))) for m in members[1:]]
+            blocks.append((sum(a for _, a in parts), parts))
+            for member, _ in parts:
+                member[3].endoscopic = (key, base_fee[key])
+        grouped = {(u[1], u[2]) for _, parts in blocks for u, _ in parts}
+        blocks += [(u[0], [(u, u[0])]) for u in units if (u[1], u[2]) not in grouped]
+        blocks.sort(key=lambda b: (-b[0], b[1][0][0][1]))
+        position = 0
+        for index, (_, parts) in enumerate(blocks):
+            for (amount, line, _, unit_base), in_block in parts:
+                position += 1
+                share = (in_block / amount if amount else Decimal(0)) * (ONE if index == 0 else HALF)
+                rank, factor = result.get(line, (position, Decimal(0)))
+                result[line] = (rank, factor + share)
+                if unit_base.endoscopic is not None:        # its amount, exact (the factor is a rounded quotient)
+                    unit_base.endoscopic_paid += in_block * (ONE if index == 0 else HALF)
     return result
 
 
 def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> None:
     flag = base.flags.get("mult_proc", "")
-    if flag in SURGICAL_MPPR and factor < base.claim.units:
+    if base.endoscopic is not None:
+        code, fee = base.endoscopic
+        base.steps.append(_step(ctx, f"endoscopic family rule (rank {rank} of {day_count})", "endo_base", code,
+                                factor, f"endoscopies of one family are paid as the highest in full plus each other's "
+                                f"fee less the base {code}'s fee here ({fee}); the base itself beside a member adds "
+                                f"nothing; the family is then one procedure under 100%/50%: factor "
+                                f"{factor.quantize(Decimal('0.0001'))} over {base.claim.units} unit(s)."))
+    elif flag in SURGICAL_MPPR and factor < base.claim.units:
         extra = " More than five procedures: CMS prices the sixth and later by report; shown at 50%." \
             if day_count > 5 else ""
         base.steps.append(_step(ctx, f"multiple procedure (rank {rank} of {day_count})", "mult_proc", flag, factor,
                                 f"100% for the highest-ranked procedure, 50% for each other: factor {factor} "
                                 f"over {base.claim.units} unit(s).{extra}"))
-    if flag == "3":
-        base.steps.append(_step(ctx, "endoscopic family rule", "endo_base", base.flags.get("endo_base", ""), None,
-                                "NOT applied by this pricer: endoscopies of one family are ranked as standard "
-                                "multiple procedures (the MAC applies the base-code rule)."))
     if flag in NOT_APPLIED_MPPR:
         base.steps.append(_step(ctx, "multiple procedure (not applied)", "mult_proc", flag, None,
                                 ctx.indicators.explain("mult_proc", flag).meaning + " NOT applied by this pricer."))
 
 
 def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> PricedLine:
+    if base.endoscopic is not None:     # the family rule's amount over the fee, rounded up in the tenth decimal so
+        gross = base.fee * base.bilateral_factor    # that the workbook's ROUND(fee x factors, 2) gives `allowed`
+        factor = (base.endoscopic_paid / gross).quantize(Decimal("1e-10"), ROUND_CEILING) if gross else Decimal(0)
+        factor = factor if factor else Decimal(0)
     _multiple_steps(base, rank, factor, day_count, ctx)
-    allowed = cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
+    allowed = cents(base.endoscopic_paid * base.surgeon_factor) if base.endoscopic is not None else \
+        cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
     return PricedLine(claim=base.claim, priced=base.priced, pricing_modifier=base.pricing_modifier, cf=base.cf,
                       cf_label=base.cf_label, cf_reference=base.cf_reference, rvus=base.rvus,
                       uncapped_fee=base.uncapped_fee, opps_cap=base.opps_cap,
@@ -404,8 +455,13 @@ def _context(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine]) -> _Context
             cys_of[row.hcpcs].append(row.cy)
     wanted = {(l.date_of_service.year, l.code, next((m for m in l.modifiers if m in modifiers_of.get(l.code, ())), ""))
               for l in lines}
+    flags = indicator_values(con, sorted(wanted))
+    # an endoscopy's base code prices its family (§40.6) whether or not a line bills it
+    bases = sorted({f["endo_base"] for f in flags.values() if f.get("mult_proc") == "3" and f.get("endo_base")}
+                   - set(codes))
+    finals += [r for r in value(con, bases, years=years)[0] if not r.proposed] if bases else []
     return _Context(book=book, indicators=load_indicators(), rows={(r.hcpcs, r.cy, r.mod): r for r in finals},
-                    modifiers_of=modifiers_of, cys_of=dict(cys_of), flags=indicator_values(con, sorted(wanted)))
+                    modifiers_of=modifiers_of, cys_of=dict(cys_of), flags=flags)
 
 
 def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],

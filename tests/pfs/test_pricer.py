@@ -200,3 +200,34 @@ def test_read_claim_accepts_modifier_lists_and_settings():
     lines, errors = read_claim(HEADER + "27130,50 RT,2,facility,2402:2,2025-03-04\n")
     assert errors == [] and lines[0].modifiers == ("50", "RT") and lines[0].facility and lines[0].units == 2
     assert lines[0].date_of_service == date(2025, 3, 4)
+
+
+@pytest.mark.parametrize("body, family, base_code", [
+    ("45380,,1,N,02402:02,2026-03-04\n45385,,1,N,02402:02,2026-03-04\n", ("45385", "45380"), "45378"),
+    ("43239,,1,Y,02402:02,2025-06-02\n43235,,1,Y,02402:02,2025-06-02\n", ("43239", "43235"), "43235"),
+])
+def test_endoscopies_of_one_family_are_paid_less_their_base(fee_db, body, family, base_code):
+    """MULT PROC 3 (§40.6): the highest in full, each other its fee less the ENDO BASE code's fee at the locality;
+    the base beside a member of its family adds nothing. The workbook's formula gives the same amount."""
+    claim = priced(fee_db, body)
+    by_code = {line.claim.code: line for line in claim.lines}
+    facility = body.split(",")[3] == "Y"
+    cy = int(body.split(",")[5][:4])
+    fees = {c: fee(fee_db, c, cy, SEATTLE, facility) for c in (*family, base_code)}
+    high, other = sorted(family, key=lambda c: -fees[c])
+    assert by_code[high].allowed == fees[high]
+    assert by_code[other].allowed == max(fees[other] - fees[base_code], Decimal(0))
+    assert all(any(s.name.startswith("endoscopic family rule") and s.indicator == f"ENDO BASE={base_code}"
+                   for s in line.steps) for line in claim.lines)
+    for line in claim.lines:        # what the workbook's Allowed formula computes
+        assert cents(line.fee * line.multiple_factor * line.bilateral_factor * line.surgeon_factor) == line.allowed
+
+
+def test_an_endoscopic_family_is_one_procedure_beside_other_surgery(fee_db):
+    claim = priced(fee_db, "45380,,1,Y,02402:02,2026-03-04\n45385,,1,Y,02402:02,2026-03-04\n"
+                           "27447,,1,Y,02402:02,2026-03-04\n")
+    fees = {c: fee(fee_db, c, 2026, SEATTLE, True) for c in ("45380", "45385", "45378", "27447")}
+    by_code = {line.claim.code: line for line in claim.lines}
+    assert by_code["27447"].allowed == fees["27447"]                  # the largest block, in full
+    assert by_code["45385"].allowed == cents(fees["45385"] * Decimal("0.5"))
+    assert by_code["45380"].allowed == cents((fees["45380"] - fees["45378"]) * Decimal("0.5"))
