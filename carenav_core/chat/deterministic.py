@@ -526,6 +526,23 @@ def _assistant_sentence(figure: Figure) -> str:
             f"{_money(figure.value)}, under its assistant-at-surgery indicator {indicator}{proviso} {figure.label}.")
 
 
+def base_amount_sentences(prepared: Prepared) -> list[str]:
+    """"What is 45380's endoscopic base and what does it pay?": the base code's own amounts, from its row of the year
+    the indicator was read in (fetched as context when the question did not name it)."""
+    said = []
+    for fact in prepared.indicators:
+        if fact.meaning.key != "endo_base" or not fact.meaning.value or fact.meaning.value in prepared.plan.focus_codes:
+            continue
+        row = next((r for r in prepared.rows if r.hcpcs == fact.meaning.value and r.cy == fact.cy and not r.mod
+                    and not r.locality and not r.proposed), None)
+        if row is None or row.payment_nonfac is None or row.payment_fac is None:
+            continue
+        said.append(f"{fact.code}'s endoscopic base code, {row.hcpcs} ({row.description}), pays "
+                    f"${row.payment_nonfac:,} non-facility and ${row.payment_fac:,} facility nationally in CY{row.cy} "
+                    f"{row.label}.")
+    return list(dict.fromkeys(said))
+
+
 def setting_gap_reasons(figures: Sequence[Figure], rows: Sequence[ValuationRow], question: str) -> list[str]:
     """"Why is 99213's facility rate lower?": the two settings' amounts differ by their practice expense RVUs alone
     (work and malpractice RVUs are one value), said from the row each setting gap was computed from."""
@@ -1461,6 +1478,7 @@ class DeterministicWriter:
                 (f.meaning.key != "pctc" or prepared.plan.components)]
         if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first
             yield from ("- " + f.sentence() for f in prepared.indicators if f not in late)
+            yield from ("- " + s for s in base_amount_sentences(prepared))
         if (prepared.factors or local or indices) and not prepared.rows:
             # the data answered it; rule text only when the question asks about the rule or why (the retrieved
             # paragraphs stay under Sources)

@@ -865,8 +865,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows, unpriced, problems = _valuation(backends, detection, years, bool(plan.modifier or plan.components)) \
         if detection.codes \
         else ([], [], ())
-    if plan.same_session and rows and backends.fee_db is not None:
-        rows = rows + _endoscopic_base_rows(backends, rows, plan, years)
+    if (plan.same_session or "endo_base" in plan.indicators) and rows and backends.fee_db is not None:
+        rows = rows + _endoscopic_base_rows(backends, rows, plan, years)     # "what does 45380's base pay" too
     if plan.reasons and not plan.years and plan.since is None and rows:
         # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before
         newest = max((r.cy for r in rows if not r.proposed), default=today.year)

@@ -241,3 +241,11 @@ def test_a_total_leaving_out_an_unpaid_code_is_said_in_each_setting(backends):
     totals = [f for f in prepared.figures if f.kind is FigureKind.TOTAL]
     assert {f.setting.split()[0] for f in totals} == {"non-facility", "facility"}
     assert all(f"only 99213 pays ${f.value:,}" in text for f in totals)
+
+
+def test_what_an_endoscopys_base_pays_is_said_from_the_base_row(backends):
+    prepared = prepare("What is the endoscopic base for 45380 and what does the base pay in 2026?", backends,
+                       today=TODAY)
+    base = _row(prepared, "45378")
+    assert f"45378 (Diagnostic colonoscopy), pays ${base.payment_nonfac:,} non-facility" in said(prepared)
+    assert not base.in_focus                # the base came as context: 45380 is the code asked
