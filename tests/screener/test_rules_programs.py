@@ -140,7 +140,10 @@ CASES = [
     ("fcsp", "care_receiver_is_adult", {"has_unpaid_caregiver": "no"}, ON, F, ()),
     ("fcsp", "care_receiver_is_adult", {"caring_for_someone": "dont_know", "has_unpaid_caregiver": "no"}, ON, U,
      ("caring_for_someone",)),
-    ("fcsp", "care_receiver_is_adult", {"caring_for_someone": "yes"}, ON, U, ("care_recipient_age",)),
+    # the fixture's own unpaid caregiver is the other route (session 17): without it the cared-for age is asked
+    ("fcsp", "care_receiver_is_adult", {"caring_for_someone": "yes", "has_unpaid_caregiver": "no"}, ON, U,
+     ("care_recipient_age",)),
+    ("fcsp", "care_receiver_is_adult", {"caring_for_someone": "yes"}, ON, P, ()),
     ("va_pension", "veteran_or_surviving_spouse", {}, ON, P, ()),
     ("va_pension", "veteran_or_surviving_spouse", {"veteran_status": "no"}, ON, F, ()),
     ("va_pension", "veteran_or_surviving_spouse", {"veteran_status": None}, ON, U, ("veteran_status",)),

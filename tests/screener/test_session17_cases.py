@@ -317,3 +317,20 @@ def test_a_working_age_enrolee_without_a_disability_is_checked_against_magi_only
     if flagged:
         assert "the MAGI adult limit" in found[0]
     assert own(**answers)["apple_health"].classification is L              # the enrolment is trusted
+
+
+# ---- round 13, class I: either caregiving relation qualifies for FCSP (programs.md section 9 rows 1-3)
+
+GRANDPARENT = {**S70, "age": 68, "household_size": 2, "adl_help": ["bathing"],
+               "nursing_facility_level_of_care": "assessed_yes", "caring_for_someone": "yes",
+               "care_recipient_age": 15, "care_relationship": "other_relative"}
+
+
+@pytest.mark.parametrize("own_caregiver, expected", [("yes", L), ("dont_know", P), ("no", X)])
+def test_a_person_caring_for_a_child_keeps_fcsp_through_their_own_caregiver(own_caregiver, expected):
+    assert own(**{**GRANDPARENT, "has_unpaid_caregiver": own_caregiver})["fcsp"].classification is expected
+
+
+def test_caring_for_an_adult_still_qualifies_whatever_ones_own_caregiver():
+    answers = {**GRANDPARENT, "care_recipient_age": 40, "has_unpaid_caregiver": "no"}
+    assert own(**answers)["fcsp"].classification is L

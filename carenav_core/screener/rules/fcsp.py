@@ -1,7 +1,7 @@
 """Family Caregiver Support Program (RCW 74.41; respite WAC 388-106-1210). No income test for core services."""
 from __future__ import annotations
 
-from carenav_core.screener.profile import Profile
+from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import Context, Program, Status, Verdict, minimum_age, rule, unknown, verdict
 
 KEY = "fcsp"
@@ -41,10 +41,21 @@ def _respite_in_care_home(profile: Profile) -> str:
 
 @rule(program=KEY, label="The person cared for is an adult", document="fcsp#age-and-category", legal=FBHWA)
 def care_receiver_is_adult(profile: Profile, context: Context) -> Verdict:
+    """Either caregiving relation qualifies (programs.md section 9 rows 1-3): the person as the unpaid caregiver of an
+    adult, or the person as the adult an unpaid caregiver helps. A person who cares for a child but has a caregiver
+    of their own keeps the second route; with their own caregiver unknown, it is open."""
+    routes = []
     if profile.caring_for_someone is True:
-        return minimum_age(profile, context, "fcsp_care_receiver_min_age", field="care_recipient_age")
+        routes.append(minimum_age(profile, context, "fcsp_care_receiver_min_age", field="care_recipient_age"))
     if profile.has_unpaid_caregiver is True:
-        return minimum_age(profile, context, "fcsp_care_receiver_min_age")
+        routes.append(minimum_age(profile, context, "fcsp_care_receiver_min_age"))
+    elif routes and is_unknown(profile.has_unpaid_caregiver) and routes[0].status is not Status.PASS and \
+            minimum_age(profile, context, "fcsp_care_receiver_min_age").status is Status.PASS:
+        routes.append(unknown(profile, "has_unpaid_caregiver", reason=f"{routes[0].reason}; but whether an unpaid "
+                              "caregiver helps the person (who is an adult) is not known"))
+    if routes:
+        return next((r for r in routes if r.status is Status.PASS), None) or \
+            next((r for r in routes if r.status is Status.UNKNOWN), routes[0])
     missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
     return missing or Verdict(status=Status.FAIL, reason="no one is being cared for")
 
