@@ -26,3 +26,22 @@ def read_tables(path: Path, table: str, model: type[Model]) -> list[Model]:
         except ValidationError as exc:
             raise ConfigError(f"{path}: {table} {number}: {exc}") from exc
     return entries
+
+
+def keyed_tables(text: str, source: str, table: str, model: type[Model]) -> list[tuple[str, Model]]:
+    """Every `[table.KEY]` entry of TOML `text` (read from `source`), validated as `model`, as (KEY, entry) in file
+    order; a file with other top-level keys, or a bad entry, is a ConfigError naming the source, entry and field."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: {exc}") from exc
+    unknown = set(raw) - {table}
+    if unknown:
+        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [{table}.*]")
+    entries = []
+    for key, entry in raw.get(table, {}).items():
+        try:
+            entries.append((key, model.model_validate(entry)))
+        except ValidationError as exc:
+            raise ConfigError(f"{source}: {table} {key}: {exc}") from exc
+    return entries

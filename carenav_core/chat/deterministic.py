@@ -76,7 +76,7 @@ def _money(value: Decimal) -> str:
 
 def _code(row: ValuationRow, described: bool) -> str:
     """'G0556-26 (Adv prim care mgmt lvl 1)', or just the code."""
-    code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+    code = row.code_with_modifier
     return f"{code} ({row.description})" if described and row.description else code
 
 
@@ -552,7 +552,7 @@ def setting_gap_reasons(figures: Sequence[Figure], rows: Sequence[ValuationRow],
     for figure in figures:
         if figure.kind is not FigureKind.SETTING_GAP:
             continue
-        row = next((r for r in rows if r.label == figure.rows[0] and _row_name(r) == figure.codes[0] and
+        row = next((r for r in rows if r.label == figure.rows[0] and r.code_with_modifier == figure.codes[0] and
                     r.locality == figure.place), None)
         if row is None or row.pe_nonfac_rvu is None or row.pe_fac_rvu is None:
             continue
@@ -560,10 +560,6 @@ def setting_gap_reasons(figures: Sequence[Figure], rows: Sequence[ValuationRow],
                     f"{row.pe_nonfac_rvu} against a facility PE RVU of {row.pe_fac_rvu}, while its work RVU "
                     f"({row.work_rvu}) and malpractice RVU ({row.mp_rvu}) are the same in both settings {row.label}.")
     return said
-
-
-def _row_name(row: ValuationRow) -> str:
-    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
 
 
 def _periop_sentence(figure: Figure) -> str:

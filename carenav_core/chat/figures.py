@@ -14,6 +14,7 @@ from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
+from carenav_core.pfs.pricer import surgical_blocks
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
 CENT = Decimal("0.01")
@@ -240,7 +241,7 @@ def _pair(kind: FigureKind, label: str, codes: tuple[str, ...], rows: tuple[Valu
 
 
 def _name(row: ValuationRow) -> str:
-    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+    return row.code_with_modifier
 
 
 def _by_code_and_vintage(rows: Sequence[ValuationRow], plan: QuestionPlan) -> dict[tuple[str, str], ValuationRow]:
@@ -1289,32 +1290,18 @@ def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: 
                       key=lambda u: -u[2])
     therapy = sorted((u for u in units if u[1] == THERAPY_MULTIPLE and u[0].hcpcs not in family_bases),
                      key=lambda u: -(getattr(u[0], _PE_FIELD[field]) or 0))
-    # the day's surgical procedures as blocks: an endoscopic family of two or more units is one block (its highest in
-    # full, each other less the base), every other unit a block of its own; blocks ranked by what they are paid
-    families: dict[str, list] = {}
-    for unit in surgical:
-        if unit[1] == ENDOSCOPIC_MULTIPLE and unit[0].hcpcs in bases:
-            families.setdefault(bases[unit[0].hcpcs][0], []).append(unit)
-        elif unit[0].hcpcs in family_bases:     # the base billed with a member of its family: paid as the family's
-            families.setdefault(unit[0].hcpcs, []).append(unit)
-    blocks = []             # [(block amount, [(unit, amount in the block, endoscopic base or "")])]
-    for base, members in families.items():
-        if len(members) < 2:
-            continue
-        base_amount = family_bases[base]
-        parts = [(members[0], members[0][2], "")] + \
-            [(m, max(m[2] - base_amount, Decimal(0)), f"{base} {base_amount}") for m in members[1:]]
-        blocks.append((sum((p[1] for p in parts), Decimal(0)), parts))
-    grouped = {id(p[0]) for _, parts in blocks for p in parts}
-    blocks += [(u[2], [(u, u[2], "")]) for u in surgical if id(u) not in grouped]
-    blocks.sort(key=lambda b: -b[0])
+    # the day's surgical procedures ranked as the claim pricer ranks them (an endoscopic family is one procedure)
+    blocks = surgical_blocks([(amount, row.hcpcs, bases[row.hcpcs][0] if value == ENDOSCOPIC_MULTIPLE and
+                               row.hcpcs in bases else "") for row, value, amount in surgical], family_bases)
     if len(blocks) < 2 and len(therapy) < 2 and not any(len(parts) > 1 for _, parts in blocks):
         return None
     paid = []
-    for i, (_, parts) in enumerate(blocks):
-        for (row, value, amount), in_block, base in parts:
-            got = in_block if i == 0 else _cents(in_block * Decimal("0.5"))
-            rule = (f"less-base {base}" if i == 0 else f"less-base-50% {base}") if base else \
+    for index, (family, parts) in enumerate(blocks):
+        for position, (i, in_block) in enumerate(parts):
+            row, value, amount = surgical[i]
+            got = in_block if index == 0 else _cents(in_block * Decimal("0.5"))
+            base = f"{family} {family_bases[family]}" if family and position > 0 else ""
+            rule = (f"less-base {base}" if index == 0 else f"less-base-50% {base}") if base else \
                 "full" if got == amount else "50%"
             paid.append((row, value, amount, got, rule))
     for i, (row, value, amount) in enumerate(therapy):

@@ -60,6 +60,14 @@ def load_glossary(path: Path = GLOSSARY_FILE) -> tuple[Term, ...]:
                       reference_title=t.reference_title, href=t.href) for t in read_tables(path, "term", _Term))
 
 
+def term_source(key: str) -> Source:
+    """One term's definition by its key ("pe_rvu"), as a citable source; KeyError for a key the glossary lacks."""
+    for term in load_glossary():
+        if term.key == key:
+            return term.source()
+    raise KeyError(key)
+
+
 def glossary_sources(text: str) -> tuple[Source, ...]:
     """The definition of the term a question asks the meaning of, as a citable source; () for any other question.
 

@@ -13,7 +13,8 @@ from decimal import Decimal
 import duckdb
 
 from carenav_core.chat.events import Source
-from carenav_core.chat.plan import QuestionPlan
+from carenav_core.chat.glossary import GLOSSARY_KIND
+from carenav_core.chat.plan import QuestionPlan, asked_indicators
 from carenav_core.errors import NotBuiltError
 from carenav_core.pfs.indicators import IndicatorBook, IndicatorMeaning, indicator_values, load_indicators
 from carenav_core.pfs.rows import ValuationRow
@@ -80,7 +81,7 @@ def indicator_facts(fee_db: duckdb.DuckDBPyConnection | None, rows: tuple[Valuat
         found = values.get((row.cy, row.hcpcs, row.mod))
         if found is None:
             continue
-        code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+        code = row.code_with_modifier
         facts += [IndicatorFact(code=code, cy=row.cy, row_label=row.label, meaning=book.explain(key, found.get(key)),
                                 recalled=book.indicators[key].confirmed == "recalled")
                   for key in plan.indicators if key in book.indicators]
@@ -115,7 +116,6 @@ def periop_meaning(book: IndicatorBook, found: dict) -> IndicatorMeaning | None:
 _GLOBAL_VALUE = re.compile(r"\b(000|010|090|XXX|YYY|ZZZ|MMM)\b(?:[- ]day)?\s*global|\bglobal\s+(?:period|days|"
                            r"surgery(?:\s+days)?|indicator)\s*(?:of|is|=|:)?\s*(000|010|090|XXX|YYY|ZZZ|MMM)\b",
                            re.IGNORECASE)
-_GLOBAL_WORDS = re.compile(r"\bglobal\s+(?:period|days|surgery|surgical|package)", re.IGNORECASE)
 # "PC/TC indicator 1", "multiple procedure indicator of 3", "bilateral surgery indicator = 2"
 _INDICATOR_VALUE = re.compile(r"\bindicators?\s*(?:of|is|=|:|value)?\s*\"?([0-9])\"?(?![\w.])", re.IGNORECASE)
 # "What does modifier 51 do?": the indicator that decides what the modifier does, and its rule
@@ -135,8 +135,6 @@ def meaning_sources(text: str, named_codes: bool) -> tuple[Source, ...]:
     >>> [s.label for s in meaning_sources("What does multiple procedure indicator 3 mean?", False)]
     ['[Definition: Multiple procedure indicator 3]']
     """
-    from carenav_core.chat.glossary import GLOSSARY_KIND
-    from carenav_core.chat.plan import asked_indicators
     if named_codes:
         return ()
     book = load_indicators()
@@ -158,13 +156,16 @@ def meaning_sources(text: str, named_codes: bool) -> tuple[Source, ...]:
             continue
         # the value is written in the label only: a number beside the rule's payment words would read to the output
         # guard as an amount stated without a valuation row
-        said = f"What the fee schedule file's record layout says this {meaning.label.lower()} value means: " \
-            f"{meaning.meaning}"
+        indicator = f"{meaning.label.lower()} indicator {meaning.value}"
         if modifier:
+            label = f"modifier {modifier} ({indicator})"
             said = (f"This modifier follows each code's {meaning.label.lower()} indicator in the fee schedule file; "
                     f"under its usual value: {meaning.meaning}")
-        sources.append(Source(label=f"[Definition: {f'modifier {modifier}' if modifier else meaning.label} "
-                                    f"{f'({meaning.label.lower()} indicator {meaning.value})' if modifier else 'indicator ' + meaning.value}]",
+        else:
+            label = f"{meaning.label} indicator {meaning.value}"
+            said = f"What the fee schedule file's record layout says this {meaning.label.lower()} value means: " \
+                f"{meaning.meaning}"
+        sources.append(Source(label=f"[Definition: {label}]",
                               title=f"{meaning.label} indicator {meaning.value} ({meaning.citation})",
                               kind=GLOSSARY_KIND, published="", text=said, url=meaning.href))
     return tuple(sources)

@@ -37,7 +37,7 @@ from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionP
                                     listed, narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
-from carenav_core.chat.glossary import glossary_sources
+from carenav_core.chat.glossary import glossary_sources, term_source
 from carenav_core.chat.schedule_rank import change_counts, rank_schedule, status_examples
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
@@ -549,16 +549,18 @@ def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
                          "answer it." + never),)
 
 
-# "the Medicaid rate for 99213", "UnitedHealthcare's allowable": an amount of the payer's asked in other words
-_PAYER_AMOUNT = re.compile(r"\b(?:rates?|allowables?|allowed amounts?|amounts?|prices?|fee schedules?|covers?|"
-                           r"coverage)\b", re.IGNORECASE)
+# an amount asked in other words than "pay": "the Medicaid rate for 99213", "what a PA gets", "UnitedHealthcare's
+# allowable", "what a bilateral 64483 is worth"
+_AMOUNT_WORDS = re.compile(r"\b(?:get|gets|receive|amounts?|allowed amounts?|rates?|allowables?|worth|costs?|prices?|"
+                           r"fee schedules?)\b", re.IGNORECASE)
 
 
 def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence) -> tuple[WarningEvent, ...]:
     """A payment question about a code under another payer or payment system ("the OPPS payment for 99213", "what
     Medicare Advantage plans pay") says that the amounts shown are the Physician Fee Schedule's, not that system's."""
     payer = re.sub(r"^the\s+", "", other_payer(text), flags=re.IGNORECASE)
-    if not payer or not rows or factors or not (PAY_WORDS.search(text) or _PAYER_AMOUNT.search(text)):
+    if not payer or not rows or factors or not (PAY_WORDS.search(text) or _AMOUNT_WORDS.search(text) or
+                                                re.search(r"\bcover(?:s|age)?\b", text, re.IGNORECASE)):
         return ()
     return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded data hold only the Medicare Physician "
                          f"Fee Schedule's amounts (what Medicare pays the practitioner); no {payer} payment is loaded, "
@@ -659,8 +661,7 @@ def _capped_note(found) -> tuple[WarningEvent, ...]:
         for setting, got, uncapped in (("non-facility", row.payment_nonfac, row.uncapped_nonfac),
                                        ("facility", row.payment_fac, row.uncapped_fac)):
             if got is not None and uncapped is not None and got < uncapped:
-                code = f"{row.national.hcpcs}-{row.national.mod}" if row.national.mod else row.national.hcpcs
-                said.append(f"{code}'s CY{row.national.cy} {setting} amount in {row.place.state} {row.place.locality} "
+                said.append(f"{row.national.code_with_modifier}'s CY{row.national.cy} {setting} amount in {row.place.state} {row.place.locality} "
                             f"is the OPPS cap, ${got:,}, not the GPCI-adjusted ${uncapped:,}")
     if not said:
         return ()
@@ -925,8 +926,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))
-    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or \
-            re.search(r"\b(?:get|gets|receive|amounts?|rates?|allowables?|worth|costs?)\b", text) or \
+    if PAY_WORDS.search(text) or _AMOUNT_ASKED.search(text) or _AMOUNT_WORDS.search(text) or \
             plan.nonpar or plan.practitioner is not None:
         # "what would a bilateral 27447 pay", "what does an NP get for 99214", "the limiting charge for 99214": the
         # amount asked leads; an assistant at surgery who is an NP or PA is paid the assistant's share, not 85%
@@ -940,7 +940,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
     local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
     # "Why is the facility rate lower?": what practice expense RVUs are, settings included, is the reason
-    why_gap = glossary_sources("What is a practice expense RVU?") if plan.setting_gap and WHY.search(text) else ()
+    why_gap = (term_source("pe_rvu"),) if plan.setting_gap and WHY.search(text) else ()
     sources = (glossary_sources(text) + why_gap + meaning_sources(text, bool(detection.codes))
                + tuple(f.source() for f in indicators) + definition_sources(detection)
                + factor_sources(factors)

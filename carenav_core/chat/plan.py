@@ -1161,7 +1161,8 @@ _BOTH_COMPONENTS = re.compile(
 
 # a component written without its code: "and what does the -TC portion pay?", "the 26 part"
 _LONE_COMPONENT = re.compile(r"(?:^|\s)-(26|TC)\b|\b(26|TC)\s+(?:portion|component|part|piece|side|half)\b"
-                             r"|\b(TC|PC|26)[- ]only\b|\b(technical|professional)[- ](?:component[- ])?only\b|\b(?:the\s+)?(TC|PC)\s+(?:payment|fee|rate|amount|value|RVUs?)\b",
+                             r"|\b(TC|PC|26)[- ]only\b|\b(technical|professional)[- ](?:component[- ])?only\b"
+                             r"|\b(?:the\s+)?(TC|PC)\s+(?:payment|fee|rate|amount|value|RVUs?)\b",
                              re.IGNORECASE)
 
 

@@ -53,7 +53,7 @@ def excerpt_line(source: Source) -> str:
 
 
 def _code_and_status(row: ValuationRow) -> str:
-    code = f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
+    code = row.code_with_modifier
     stage = "proposed" if row.proposed else "final"
     return (f"{row.label} {code} ({_one_line(row.description)}), CY{row.cy} {stage}, "
             f"status {row.status} ({row.status_meaning})")

@@ -205,11 +205,11 @@ def status_examples(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Q
 
 # "How many codes were cut in 2026?", "What share of codes had lower payment in 2026 than in 2025?", "how many
 # services went up": a count over the whole fee schedule, no code named
-_DOWN = r"cut|decreas\w*|go(?:ne)? down|went down|fell|fall|dropp?\w*|lower|less|reduc\w*|los[te]"
-_UP = r"increas\w*|go(?:ne)? up|went up|rose|rise|risen|higher|more|gain\w*|rais\w*"
+_MOVED = (r"cut|decreas\w*|go(?:ne)? down|went down|fell|fall|dropp?\w*|lower|less|reduc\w*|los[te]|increas\w*|"
+          r"go(?:ne)? up|went up|rose|rise|risen|higher|more|gain\w*|rais\w*")
 _CHANGE_COUNT = re.compile(
     rf"\b(?:how many|number of|count of|(?:what|which)\s+(?:share|percent(?:age)?|proportion|fraction|portion|%)\s+of)"
-    rf"\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_NOUN}\b.{{0,80}}?\b(?:{_DOWN}|{_UP})\b", re.IGNORECASE)
+    rf"\s+(?:the\s+)?(?:\w+\s+){{0,2}}?{_NOUN}\b.{{0,80}}?\b(?:{_MOVED})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, kw_only=True)

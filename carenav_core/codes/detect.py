@@ -204,24 +204,50 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
     text = _GLUED_CODE.sub(unglue, text)
     pattern, _, _ = _family_index(families)
     named = [(m.start(), m.end()) for m in pattern.finditer(text)]
-    synonyms = _long_synonyms(families)
-    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
-    fixes: list[tuple[int, int, str]] = []
-    for synonym in synonyms:
-        n = len(synonym.split())
-        for i in range(len(words) - n + 1):
-            start, end = words[i].start(), words[i + n - 1].end()
-            taken = named + [(a, b) for a, b, _ in fixes]
-            if any(start < b and a < end for a, b in taken) or not _near(text[start:end], synonym):
-                continue
-            fixes.append((start, end, synonym))
-    read += [(text[start:end], synonym) for start, end, synonym in sorted(fixes)]
-    for start, end, synonym in sorted(fixes, reverse=True):      # from the end: earlier offsets stay valid
-        text = text[:start] + synonym + text[end:]
+    text, respelt = _respelt(text, _long_synonyms(families), named, _near)
+    read += respelt
     taken = [(m.start(), m.end()) for m in pattern.finditer(text)]
-    text, respelt = _respelt_procedures(text, taken)
+    # procedure names misspelt by a letter or two ("colonscopy", "cataract surgury", "mamogram"): the words as a whole
+    # at least PROCEDURE_SIMILARITY similar; never over words that already name a procedure or a family
+    # ("cholecystostomy" is not "cholecystectomy": 0.87)
+    text, respelt = _respelt(text, spellings(), taken + [(a, b) for a, b, _ in named_procedures(text, taken)],
+                             _near_procedure)
     read += respelt
     return _procedures_read(text, [(m.start(), m.end()) for m in pattern.finditer(text)], read)
+
+
+def _respelt(text: str, names: tuple[str, ...], taken: list[tuple[int, int]], near) -> tuple[str, list[tuple[str, str]]]:
+    """`text` with each run of words `near(words, name)` reads as one of `names` (normalised, tried longest first)
+    replaced by the name, never over `taken` spans or an earlier replacement, and the (written, read as) pairs. Only
+    runs whose words have the name's first letters are compared (both readings require them)."""
+    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
+    initials = "".join(w.group(0)[0].lower() for w in words)
+    fixes: list[tuple[int, int, str]] = []
+    for name in names:
+        parts = name.split()
+        head = "".join(p[0] for p in parts)
+        for i in range(len(words) - len(parts) + 1):
+            if initials[i:i + len(parts)] != head:
+                continue
+            start, end = words[i].start(), words[i + len(parts) - 1].end()
+            if any(start < b and a < end for a, b in taken + [(a, b) for a, b, _ in fixes]) or \
+                    not near(text[start:end], name):
+                continue
+            fixes.append((start, end, name))
+    read = [(text[start:end], name) for start, end, name in sorted(fixes)]
+    for start, end, name in sorted(fixes, reverse=True):       # from the end: earlier offsets stay valid
+        text = text[:start] + name + text[end:]
+    return text, read
+
+
+def _near_procedure(written: str, name: str) -> bool:
+    """A misspelt procedure name: the words as a whole at least PROCEDURE_SIMILARITY similar to the name, not the name
+    itself, and not a person's or a device's word ("echocardiographer", "spirometer") beside a procedure's."""
+    written = written.lower()
+    if written == name or (_AGENT.search(written) and not _AGENT.search(name)):
+        return False
+    matcher = SequenceMatcher(None, written, name)
+    return matcher.real_quick_ratio() >= PROCEDURE_SIMILARITY and matcher.ratio() >= PROCEDURE_SIMILARITY
 
 
 # An amount computed with other services or a count ("colonoscopy and EGD on the same day", "75 colonoscopies a
@@ -270,31 +296,6 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
             text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
         said.append((words, procedure.read_as(first_only=first)))
     return text, (*read, *reversed(said))          # in the order the question names them
-
-
-def _respelt_procedures(text: str, taken: list[tuple[int, int]]) -> tuple[str, list[tuple[str, str]]]:
-    """Procedure names misspelt by a letter or two ("colonscopy", "cataract surgury", "mamogram") read as the name:
-    the words as a whole at least PROCEDURE_SIMILARITY similar, each word with the name's first letter; never over
-    words that already name a procedure or a family ("cholecystostomy" is not "cholecystectomy": 0.87)."""
-    exact = taken + [(a, b) for a, b, _ in named_procedures(text, taken)]
-    words = list(re.finditer(r"[A-Za-z][A-Za-z'-]*", text))
-    fixes: list[tuple[int, int, str]] = []
-    for name in spellings():
-        n = len(name.split())
-        for i in range(len(words) - n + 1):
-            start, end = words[i].start(), words[i + n - 1].end()
-            written = text[start:end].lower()
-            if any(start < b and a < end for a, b in exact + [(a, b) for a, b, _ in fixes]) or written == name:
-                continue
-            if _AGENT.search(written) and not _AGENT.search(name):
-                continue        # "echocardiographer", "spirometer": a person or a device, not the procedure
-            if all(w[0] == t[0] for w, t in zip(written.split(), name.split())) and \
-                    SequenceMatcher(None, written, name).ratio() >= PROCEDURE_SIMILARITY:
-                fixes.append((start, end, name))
-    read = [(text[start:end], name) for start, end, name in sorted(fixes)]
-    for start, end, name in sorted(fixes, reverse=True):
-        text = text[:start] + name + text[end:]
-    return text, read
 
 
 PROCEDURE_SIMILARITY = 0.9

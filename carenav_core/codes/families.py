@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from carenav_core.errors import ConfigError
 from carenav_core.settings import PROJECT_ROOT
+from carenav_core.tomlfile import keyed_tables
 
 FAMILIES_FILE = PROJECT_ROOT / "data" / "families.toml"
 CODE_PATTERN = re.compile(r"^(?:[A-Z]\d{4}|\d{4}[A-Z0-9])$")
@@ -69,24 +68,11 @@ class Family:
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
     """Parse and validate a family registry; raises ConfigError naming the family and field."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: {exc}") from exc
-    unknown = set(raw) - {"family"}
-    if unknown:
-        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [family.*]")
-    families = []
-    for key, entry in raw.get("family", {}).items():
-        try:
-            parsed = _FamilyEntry.model_validate(entry)
-        except ValidationError as exc:
-            raise ConfigError(f"{source}: family {key}: {exc}") from exc
-        families.append(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms),
-                               codes=tuple(parsed.codes), reference=parsed.reference, definition=parsed.definition,
-                               payment_unit=parsed.payment_unit, levels=tuple(parsed.levels),
-                               alternatives=parsed.alternatives, ranked_apart=tuple(parsed.ranked_apart)))
-    return tuple(families)
+    return tuple(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms), codes=tuple(parsed.codes),
+                        reference=parsed.reference, definition=parsed.definition, payment_unit=parsed.payment_unit,
+                        levels=tuple(parsed.levels), alternatives=parsed.alternatives,
+                        ranked_apart=tuple(parsed.ranked_apart))
+                 for key, parsed in keyed_tables(text, source, "family", _FamilyEntry))
 
 
 @lru_cache(maxsize=4)

@@ -8,16 +8,16 @@ releases by tests/codes/test_procedures.py.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from carenav_core.codes.families import checked_codes
 from carenav_core.errors import ConfigError
 from carenav_core.settings import PROJECT_ROOT
+from carenav_core.tomlfile import keyed_tables
 
 PROCEDURES_FILE = PROJECT_ROOT / "data" / "procedures.toml"
 
@@ -61,20 +61,10 @@ def code_system(code: str) -> str:
 
 
 def parse_procedures(text: str, source: str = "procedures.toml") -> tuple[Procedure, ...]:
-    """Parse and validate a procedure registry; raises ConfigError naming the entry and field."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: {exc}") from exc
-    unknown = set(raw) - {"procedure"}
-    if unknown:
-        raise ConfigError(f"{source}: unknown top-level keys {sorted(unknown)}; expected only [procedure.*]")
+    """Parse and validate a procedure registry; raises ConfigError naming the entry and field (a synonym is one
+    procedure's only)."""
     procedures, owner = [], {}
-    for key, entry in raw.get("procedure", {}).items():
-        try:
-            parsed = _ProcedureEntry.model_validate(entry)
-        except ValidationError as exc:
-            raise ConfigError(f"{source}: procedure {key}: {exc}") from exc
+    for key, parsed in keyed_tables(text, source, "procedure", _ProcedureEntry):
         for synonym in parsed.synonyms:
             if (other := owner.setdefault(_normal(synonym), key)) != key:
                 raise ConfigError(f"{source}: procedure {key}: synonym {synonym!r} is already procedure {other}'s")
@@ -154,7 +144,11 @@ _SHARED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|t
 
 def spellings(procedures: tuple[Procedure, ...] | None = None) -> tuple[str, ...]:
     """The synonyms long enough to read a misspelling as ("colonscopy" as "colonoscopy"), normalised, longest first."""
-    procedures = load_procedures() if procedures is None else procedures
+    return _spellings(load_procedures() if procedures is None else procedures)
+
+
+@lru_cache(maxsize=4)
+def _spellings(procedures: tuple[Procedure, ...]) -> tuple[str, ...]:
     return tuple(sorted({_normal(s) for p in procedures for s in p.synonyms if len(s) >= MISSPELT_MIN_LENGTH},
                         key=len, reverse=True))
 

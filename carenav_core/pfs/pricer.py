@@ -350,6 +350,33 @@ def _base_fee(base: _Base, ctx: _Context) -> tuple[str, Decimal] | None:
     return (code, fee) if fee is not None else None
 
 
+def surgical_blocks(units: list[tuple[Decimal, str, str]], base_amounts: dict[str, Decimal]
+                    ) -> list[tuple[str, list[tuple[int, Decimal]]]]:
+    """The day's surgical procedures as the multiple-procedure rule ranks them (Claims Processing Manual ch.12 §40.6):
+    `units` are (amount alone, code, its endoscopic base code under indicator 3 when the base's amount is known, else
+    ""), highest first; `base_amounts` each such base's amount. Endoscopies of one family (two units or more of one
+    base, the base's own units included) are one block: its highest unit in full, each other its amount less the
+    base's (never below zero); every other unit is a block of its own. Blocks come highest first (the first is paid in
+    full, each other at 50%), each as (the family's base or "", [(index into `units`, amount in the block)]).
+
+    >>> surgical_blocks([(Decimal(500), "45385", "45378"), (Decimal(480), "45380", "45378"),
+    ...                  (Decimal(300), "11042", "")], {"45378": Decimal(378)})
+    [('45378', [(0, Decimal('500')), (1, Decimal('102'))]), ('', [(2, Decimal('300'))])]
+    """
+    families: dict[str, list[int]] = defaultdict(list)
+    for index, (_, code, base) in enumerate(units):
+        if base or code in base_amounts:        # a member of a family, or the base beside its members
+            families[base or code].append(index)
+    blocks = []
+    for base, members in families.items():
+        if len(members) > 1:
+            blocks.append((base, [(members[0], units[members[0]][0])] +
+                           [(i, max(units[i][0] - base_amounts[base], Decimal(0))) for i in members[1:]]))
+    grouped = {i for _, parts in blocks for i, _ in parts}
+    blocks += [("", [(i, unit[0])]) for i, unit in enumerate(units) if i not in grouped]
+    return sorted(blocks, key=lambda b: -sum(a for _, a in b[1]))
+
+
 def _multiple(bases: list[_Base], ctx: _Context) -> dict[int, tuple[int, Decimal]]:
     """line number -> (rank of its first unit, multiple-procedure factor) for the surgical procedures of
     each date of service: every unit a procedure, ranked by fee x bilateral factor; 100%, then 50%. Endoscopies of
@@ -364,34 +391,21 @@ def _multiple(bases: list[_Base], ctx: _Context) -> dict[int, tuple[int, Decimal
     result: dict[int, tuple[int, Decimal]] = {}
     for units in by_day.values():
         units.sort(key=lambda u: (-u[0], u[1], u[2]))
-        bases_here = {b.claim.line: _base_fee(b, ctx) for _, _, _, b in units}
-        family_of = {line: found[0] for line, found in bases_here.items() if found}
-        base_fee = {found[0]: found[1] for found in bases_here.values() if found}
-        families: dict[str, list] = defaultdict(list)
-        for unit in units:
-            key = family_of.get(unit[1]) or (unit[3].claim.code if unit[3].claim.code in base_fee else None)
-            if key is not None:
-                families[key].append(unit)
-        blocks = []             # (amount, [(unit, amount in the block)])
-        for key, members in families.items():
-            if len(members) < 2:
-                continue
-            parts = [(members[0], members[0][0])] + [(m, max(m[0] - base_fee[key], Decimal(0))) for m in members[1:]]
-            blocks.append((sum(a for _, a in parts), parts))
-            for member, _ in parts:
-                member[3].endoscopic = (key, base_fee[key])
-        grouped = {(u[1], u[2]) for _, parts in blocks for u, _ in parts}
-        blocks += [(u[0], [(u, u[0])]) for u in units if (u[1], u[2]) not in grouped]
-        blocks.sort(key=lambda b: (-b[0], b[1][0][0][1]))
+        found = {b.claim.line: _base_fee(b, ctx) for _, _, _, b in units}
+        base_fee = {f[0]: f[1] for f in found.values() if f}
+        blocks = surgical_blocks([(amount, b.claim.code, (found[line] or ("",))[0]) for amount, line, _, b in units],
+                                 base_fee)
         position = 0
-        for index, (_, parts) in enumerate(blocks):
-            for (amount, line, _, unit_base), in_block in parts:
+        for index, (family, parts) in enumerate(blocks):
+            for i, in_block in parts:
+                amount, line, _, unit_base = units[i]
                 position += 1
-                share = (in_block / amount if amount else Decimal(0)) * (ONE if index == 0 else HALF)
+                paid = in_block * (ONE if index == 0 else HALF)
                 rank, factor = result.get(line, (position, Decimal(0)))
-                result[line] = (rank, factor + share)
-                if unit_base.endoscopic is not None:        # its amount, exact (the factor is a rounded quotient)
-                    unit_base.endoscopic_paid += in_block * (ONE if index == 0 else HALF)
+                result[line] = (rank, factor + (paid / amount if amount else Decimal(0)))
+                if family and len(parts) > 1:       # its amount, exact (the factor is a rounded quotient)
+                    unit_base.endoscopic = (family, base_fee[family])
+                    unit_base.endoscopic_paid += paid
     return result
 
 

@@ -105,6 +105,11 @@ class ValuationRow:
     # a locality row: its amounts at each other CF of the year, as pfs/locality.py prices them (not recomputed here)
     local_others: tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...] = ()
 
+    @property
+    def code_with_modifier(self) -> str:
+        """"71046-26", or the code alone for a base row."""
+        return f"{self.hcpcs}-{self.mod}" if self.mod else self.hcpcs
+
     def other_payments(self) -> tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...]:
         """(CF, non-facility, facility payment) at each other CF of the year ("CY2024 Jan 1-Mar 8"): national rows
         compute them, a locality row carries its locality's."""

@@ -278,7 +278,7 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. Caregiver programs are judged for them as a caregiver.")
-    if is_unknown(profile.has_unpaid_caregiver) and profile.has_unpaid_caregiver.reason == "contradictory":
+    if contradictory(profile.has_unpaid_caregiver):
         found.append("The screening is for someone you care for, but the answers also say they have no unpaid "
                      "caregiver. Caregiver programs (MAC, the Family Caregiver Support Program) need an unpaid "
                      "caregiver, so they are left open. Please check whether anyone (you included) helps them "

@@ -87,15 +87,11 @@ def test_a_part_of_the_global_package_is_paid_its_share_of_the_global_amount(bac
     figures = [f for f in prepared.figures if f.kind is FigureKind.PERIOP]
     assert figures and not [f for f in prepared.figures if f.kind is FigureKind.SHARE]    # not the work RVU's share
     for figure in figures:
-        row = next(r for r in prepared.rows if r.label == figure.rows[0] and _row_name(r) == figure.codes[0])
+        row = next(r for r in prepared.rows if r.label == figure.rows[0] and r.code_with_modifier == figure.codes[0])
         found = indicator_values(backends.fee_db, [(row.cy, row.hcpcs, "")])[(row.cy, row.hcpcs, "")]
         share = sum(Decimal(found[k]) for k in [("pre_op", "intra_op", "post_op")[i] for i in parts])
         assert figure.value == _cent(figure.inputs[0] * share)
         assert figure.label in said(prepared)
-
-
-def _row_name(row):
-    return f"{row.hcpcs}-{row.mod}" if row.mod else row.hcpcs
 
 
 def test_a_bilateral_amount_asked_without_modifier_50_is_computed(backends):
