@@ -923,6 +923,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
         if not (ASKS_RULE.search(text) or WHY.search(text)):
             plan = _rows_answer(plan)       # "31622 and 31625 at the same session": the amounts answer it
+        if any(r.locality and r.in_focus for r in rows):
+            warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+                "The multiple-procedure reduction is computed here at the national amounts only; the locality amounts "
+                "shown are each procedure's alone, and their sum is not what the locality pays for them on one day "
+                "(price the claim's lines on the Claim pricer page for the locality's reduced amounts).")),)
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))

@@ -245,3 +245,10 @@ def test_what_an_endoscopys_base_pays_is_said_from_the_base_row(backends):
     base = _row(prepared, "45378")
     assert f"45378 (Diagnostic colonoscopy), pays ${base.payment_nonfac:,} non-facility" in said(prepared)
     assert not base.in_focus                # the base came as context: 45380 is the code asked
+
+
+def test_a_same_day_reduction_asked_at_a_place_says_it_is_national(backends):
+    prepared = prepare("a colonoscopy with biopsy plus a polyp removal the same day in Chicago in 2025", backends,
+                       today=TODAY)
+    assert [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
+    assert any("computed here at the national amounts only" in w.message for w in prepared.warnings)

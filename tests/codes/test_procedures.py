@@ -146,3 +146,8 @@ def test_two_procedures_sharing_a_noun_are_both_read(question, codes):
 @pytest.mark.parametrize("question", ["Can an echocardiographer's time be billed?", "Is a spirometer covered?"])
 def test_a_person_or_device_word_is_not_read_as_the_procedure(question):
     assert not detect(spelled_out(question)[0]).codes
+
+
+def test_a_polyp_removal_beside_a_colonoscopy_is_the_same_days_second_endoscopy():
+    text, _ = spelled_out("a colonoscopy with biopsy plus a polyp removal done the same day in 2025")
+    assert set(detect(text).codes) == {"45380", "45385"}
