@@ -20,7 +20,7 @@ from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
                                        asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary,
                                        year_extreme_factor, biggest_step_factor)
-from carenav_core.chat.figures import (MAX_PLACES_COMPARED, MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure,
+from carenav_core.chat.figures import (LIMITING_OF_FEE, MAX_PLACES_COMPARED, MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure,
                                        FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.glossary import GLOSSARY_KIND
@@ -504,13 +504,14 @@ def _nonpar_sentence(figure: Figure) -> str:
 def _limiting_sentence(figure: Figure) -> str:
     """'The limiting charge, the most a non-participating physician may charge the patient on a claim it does not
     accept assignment for, is 115% of the non-participating amount: in CY2026, 99214's national non-facility payment
-    of $135.61 at 95% is $128.83, and 115% of that is $148.15 (Social Security Act section 1848(g)(2)(C)) [...].'"""
+    of $135.61 at 95% is $128.83, and 115% of that (109.25% of the fee, from the unrounded amount) is
+    $148.15 (Social Security Act section 1848(g)(2)(C)) [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
     return (f"The limiting charge, the most a non-participating physician may charge the patient on a claim it does "
             f"not accept assignment for, is {figure.percent:.0f}% of the non-participating amount: "
             f"{'in CY' + year.group(1) + ', ' if year else ''}{figure.codes[0]}'s {_payment_words(figure)} of "
-            f"{_money(figure.inputs[0])} at 95% is {_money(figure.inputs[1])}, and {figure.percent:.0f}% of that is "
-            f"{_money(figure.value)} (Social Security Act section 1848(g)(2)(C)) {figure.label}.")
+            f"{_money(figure.inputs[0])} at 95% is {_money(figure.inputs[1])}, and {figure.percent:.0f}% of that "
+            f"({LIMITING_OF_FEE}% of the fee, from the unrounded amount) is {_money(figure.value)} (Social Security Act section 1848(g)(2)(C)) {figure.label}.")
 
 
 def _assistant_sentence(figure: Figure) -> str:

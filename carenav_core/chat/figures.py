@@ -84,6 +84,8 @@ class Figure:
             found += [self.inputs[2] - self.value, abs(self.inputs[2] - self.value)]     # global − (26 + TC)
         if self.kind is FigureKind.RATE and "per hour" in self.label:
             found.append(Decimal(60))           # "$66.13 × 60 ÷ 20 minutes"
+        if self.kind is FigureKind.LIMITING:
+            found += [Decimal(95), LIMITING_OF_FEE]     # "at 95% is ...", "(109.25% of the fee ...)"
         if self.percent is not None:
             found += [self.percent, abs(self.percent)]
         return tuple(found)
@@ -1168,6 +1170,7 @@ def _asked_amounts(rows: Sequence[ValuationRow], plan: QuestionPlan):
 
 
 NONPAR_SHARE = Decimal("0.95")      # Social Security Act section 1848(a)(3)
+LIMITING_OF_FEE = Decimal("109.25")    # the limiting charge as a share of the fee: 115% of 95%
 LIMITING_SHARE = Decimal("1.15")    # section 1848(g)(2)(C): 115% of the non-participating amount
 
 
@@ -1243,6 +1246,13 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
     (its ENDO BASE indicator) is priced from the base's row of the same year, asked or not."""
     if not plan.same_session:
         return []
+    places = dict.fromkeys(["", *sorted({r.locality for r in rows if r.locality and r.in_focus})])
+    return [f for place in places for f in _multiple_at(rows, indicators, plan, place)]
+
+
+def _multiple_at(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan, place: str) -> list[Figure]:
+    """multiple_figures at one place: "" national, else a locality's GPCI-adjusted rows (the same rule applies to
+    the locality's amounts; a code or base without a row there gives no figure)."""
     flags = {fact.code: (fact.meaning.value, fact.row_label) for fact in indicators
              if fact.meaning.key == "mult_proc" and "-" not in fact.code}
     base_of = {fact.code: fact.meaning.value for fact in indicators
@@ -1252,6 +1262,9 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
     for code in plan.focus_codes:
         value, label = flags.get(code, ("", ""))
         row = next((r for r in rows if r.label == label and r.hcpcs == code and not r.mod and not r.locality), None)
+        if row is not None and place:
+            row = next((r for r in rows if r.hcpcs == code and r.cy == row.cy and not r.mod and not r.proposed
+                        and r.locality == place), None)
         if row is None:
             return []
         chosen.append((row, value, counts.get(code, 1)))
@@ -1259,8 +1272,10 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
         return []
     cy = chosen[0][0].cy
     base_rows = {row.hcpcs: next((r for r in rows if r.hcpcs == base_of.get(row.hcpcs) and r.cy == cy and not r.mod
-                                  and not r.locality and not r.proposed), None)
+                                  and r.locality == place and not r.proposed), None)
                  for row, value, _ in chosen if value == ENDOSCOPIC_MULTIPLE}
+    if any(base_of.get(code) and row is None for code, row in base_rows.items()):
+        return []           # an endoscopy's base has no row here: its family's rule cannot be applied
     figures = []
     for setting, field in measured_fields(replace(plan, measure="payment")):
         units = []              # (order, row, full amount, paid amount, rule)
@@ -1332,7 +1347,7 @@ def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal, str]]
     return Figure(kind=FigureKind.MULTIPLE, label=f"[computed: {' + '.join(dict.fromkeys(names))} on one day, "
                   f"{_short(row.label)}]", codes=names, rows=tuple(dict.fromkeys(p[0].label for p in paid)),
                   setting=setting, inputs=tuple(g[1] for g in groups), counts=tuple(g[2] for g in groups),
-                  value=sum((g[3] * g[2] for g in groups), Decimal(0)), percent=None, how=how)
+                  value=sum((g[3] * g[2] for g in groups), Decimal(0)), percent=None, how=how, place=row.locality)
 
 
 def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Figure, ...]:

@@ -45,15 +45,16 @@ from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, N
                                             data_notes)
 from carenav_core.chat.writers import ModelWriter, Writer
 from carenav_core.codes import Detection, detect
-from carenav_core.codes.detect import range_candidates, spelled_out
+from carenav_core.codes.detect import family_spans, range_candidates, spelled_out
 from carenav_core.codes.families import load_families
+from carenav_core.codes.procedures import named_procedures, unread_procedures
 from carenav_core.errors import ModelError, NotBuiltError
 from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthesia_rows, factor_rows, gpci_rows
 from carenav_core.pfs.locality import LocalityError, directory, locality_rows
 from carenav_core.pfs.indicators import indicator_values
 from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import ConversionFactor, ValuationRow, modifier_rows
-from carenav_core.pfs.valuation import newest_final_cy, value
+from carenav_core.pfs.valuation import first_final_years, newest_final_cy, value
 from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
 
@@ -449,6 +450,20 @@ NOT_LOADED = (
      "The loaded data hold the conversion factors themselves (data/pfs_rules.toml), not their parts (the budget-"
      "neutrality adjustment, the statutory update, the Medicare Economic Index): a CF change shown is all of them "
      "together, and each part is stated only where an indexed rule's text gives it."),
+    (re.compile(r"\bPart\s+B\s+drugs?\b|\baverage\s+sales\s+price\b|\bASP\s*\+|\bASP\b.{0,30}\b(?:drug|pay|paid|"
+                r"payment|rate)|\bJ-?codes?\b|\b(?:drugs?|biologicals?|infused|injected)\b.{0,40}\b(?:fee schedule|PFS)\b",
+                re.IGNORECASE),
+     "Part B drugs and biologicals given in a practitioner's office are paid under the average sales price (ASP) "
+     "system (Social Security Act section 1847A, generally 106% of ASP), not the Physician Fee Schedule, and the loaded "
+     "data hold no drug amounts; the fee schedule pays the drug's administration (for example 96372 or 96413), which "
+     "can be asked by code."),
+    (re.compile(r"\b(?:sonographers?|technologists?|rad(?:iology)?\s+techs?|medical\s+assistants?|clinical\s+staff|"
+                r"nurses?(?!\s+practitioners?))\b(?:'s)?.{0,60}\b(?:paid|pay|payment|bill(?:ed|s)?)\b|\b(?:paid|pay|"
+                r"payment|bill(?:ed|s)?)\b.{0,40}\b(?:sonographers?|technologists?|medical\s+assistants?|nurses?"
+                r"(?!\s+practitioners?))\b", re.IGNORECASE),
+     "Medicare does not pay clinical staff (a sonographer, technologist, nurse or medical assistant) separately under "
+     "the Physician Fee Schedule: their time is a practice expense input of the service the practice or facility bills "
+     "(for an imaging test, of its technical component), so it is inside the PE RVUs shown, not an amount of its own."),
 )
 
 
@@ -615,6 +630,18 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
     local = tuple(as_valuation_row(r) for r in found)
     unsure += _capped_note(found)
     places = tuple(dict.fromkeys(r.locality for r in local))
+    bases = sorted({r.hcpcs for r in rows if not r.in_focus and not r.mod} & _endoscopic_bases(backends, rows, plan)) \
+        if plan.same_session else []
+    if bases:       # endoscopies of one family on one day at a place: their base code's amounts there, as context
+        try:
+            based = priced_places(backends.fee_db, text, bases, cys=asked or None)[1]
+        except duckdb.Error as exc:
+            log.warning("locality lookup of endoscopic bases failed: %s", exc)
+            based = None
+        local += tuple(dataclasses.replace(as_valuation_row(r), in_focus=False) for r in
+                       (based.rows if based is not None else ()) if
+                       (r.place.cy, r.place.mac, r.place.locality) in {(f.place.cy, f.place.mac, f.place.locality)
+                                                                       for f in found})
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
     ambiguous = match.ambiguous and len(match.matched) < len(places)
     rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how and not c.how.startswith("rural")}
@@ -777,18 +804,23 @@ def _opps_cap_note(backends: Backends, text: str, plan: QuestionPlan) -> tuple[W
                          "is priced by its contractor."),)
 
 
-def _endoscopic_base_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
-                          ) -> list[ValuationRow]:
-    """"45380 and 45385 on one day": endoscopies of one family (MULT PROC indicator 3) are paid against their ENDO BASE
-    code's value, so the base's rows come along (as context: the question did not name it) when it was not asked."""
-    keys = [(r.cy, r.hcpcs, "") for r in rows if r.hcpcs in plan.focus_codes and not r.mod and not r.proposed]
+def _endoscopic_bases(backends: Backends, rows: Sequence[ValuationRow], plan: QuestionPlan) -> set[str]:
+    """The ENDO BASE codes of the asked codes that are endoscopies of a family (MULT PROC indicator 3)."""
+    keys = [(r.cy, r.hcpcs, "") for r in rows if r.hcpcs in plan.focus_codes and not r.mod and not r.proposed
+            and not r.locality]
     try:
         values = indicator_values(backends.fee_db, keys)
     except (NotBuiltError, duckdb.Error) as exc:
         log.warning("no endoscopic base codes: %s", exc)
-        return []
-    have = {r.hcpcs for r in rows}
-    bases = {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")} - have
+        return set()
+    return {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")}
+
+
+def _endoscopic_base_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
+                          ) -> list[ValuationRow]:
+    """"45380 and 45385 on one day": endoscopies of one family (MULT PROC indicator 3) are paid against their ENDO BASE
+    code's value, so the base's rows come along (as context: the question did not name it) when it was not asked."""
+    bases = _endoscopic_bases(backends, rows, plan) - {r.hcpcs for r in rows}
     return _valuation(backends, Detection(codes=tuple(sorted(bases)), families=(), explicit=()), years)[0] if bases else []
 
 
@@ -836,17 +868,76 @@ def _filled_from_schedule(fee_db, text: str, detection: Detection) -> Detection:
                                filled=tuple(sorted({*detection.filled, *((c, inside[c]) for c in known)})))
 
 
+_NEW_ASKED = re.compile(r"\b(?:new(?:ly)?|added|introduced|created)\b(?!\s+(?:patients?|pts?|visits?|to\s+(?:the\s+)?"
+                        r"practice))", re.IGNORECASE)
+
+
+def _new_codes_note(backends: Backends, text: str, codes: Sequence[str], plan: QuestionPlan,
+                    rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ...]:
+    """"Which RTM codes are new in 2026?", "When was G2211 introduced?": which of the codes first appear in the year's
+    final file (absent from every earlier loaded one), or the year each first appears, computed from the loaded
+    releases, not left to the reader."""
+    if backends.fee_db is None or not rows or not _NEW_ASKED.search(text):
+        return ()
+    try:
+        firsts, first_loaded = first_final_years(backends.fee_db, codes)
+    except duckdb.Error as exc:
+        log.warning("no first years: %s", exc)
+        return ()
+    if not firsts:
+        return ()
+    by_year: dict[int, list[str]] = {}
+    for code, y in sorted(firsts.items()):
+        by_year.setdefault(y, []).append(code)
+    firsts_said = "; ".join(
+        (f"{_joined(cs)} {'are' if len(cs) > 1 else 'is'} in the first loaded release (CY{y}) already" if y == first_loaded
+         else f"{_joined(cs)} first appear{'' if len(cs) > 1 else 's'} in CY{y}") for y, cs in sorted(by_year.items()))
+    year = max(plan.years) if plan.years else 0
+    if not year:
+        said = firsts_said
+    elif year <= first_loaded:
+        return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"The loaded releases start with CY{first_loaded}, "
+                             f"so which codes were new in CY{year} cannot be told from them."),)
+    elif new := by_year.get(year):
+        others = "; ".join(part for part in firsts_said.split("; ") if f"CY{year}" not in part)
+        said = (f"New in CY{year}: {_joined(new)} ({'each is' if len(new) > 1 else 'it is'} in the CY{year} final "
+                f"file and in no earlier loaded one)" + (f"; {others}" if others else ""))
+    else:
+        said = (f"None of {_joined(sorted(firsts))} is" if len(firsts) > 1 else f"{next(iter(firsts))} is not") + \
+            f" new in CY{year}: {firsts_said}"
+    return (WarningEvent(kind=WarningKind.COMPUTED, message=said + " (computed from the loaded CMS RVU files)."),)
+
+
+def _joined(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _unread_procedures(text: str) -> tuple[str, ...]:
+    """Procedures named in words that neither the registry nor a code family's name covers (before codes are
+    written in): "shoulder replacement" of "hip replacement or shoulder replacement payment"."""
+    return unread_procedures(text, [(a, b) for a, b, _ in named_procedures(text)] + family_spans(text))
+
+
 def prepare(question: str, backends: Backends, valuation: bool = True, today: date | None = None) -> Prepared:
     """Plan, value, compute, retrieve and build the prompt. `valuation=False` switches the code feature (and the
     conversion-factor answer) off;
     `today` (default: the date now) resolves "last year" and how far back "since 2021" reaches."""
     today = today or date.today()
     text, warnings = clean_question(question)
+    unread: tuple[str, ...] = ()
     if valuation:
+        unread = _unread_procedures(text)
         text, read = spelled_out(text)
         warnings += (WarningEvent(kind=WarningKind.READ_AS, message="Read " + ", ".join(
             f"“{written}” as {meant}" for written, meant in read) + "."),) if read else ()
+        unread = tuple(u for u in unread if not any(w.lower() in u.lower() or u.lower() in w.lower()
+                                                    for w, _ in read))
     detection = detect(text) if valuation else NO_DETECTION
+    if unread and detection.codes:          # "hip replacement or shoulder replacement": the second is not priced
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=" and ".join(f"“{u}”" for u in unread) +
+                                  (" is" if len(unread) == 1 else " are") + " not a procedure the registry names, so "
+                                  "no amount is shown for " + ("it" if len(unread) == 1 else "them") + ": ask with "
+                                  "the code (the amounts shown are for the codes read)."),)
     if detection.codes and backends.fee_db is not None:
         detection = _filled_from_schedule(backends.fee_db, text, detection)
     plan = plan_question(text, detection, today)
@@ -868,6 +959,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         else ([], [], ())
     if (plan.same_session or "endo_base" in plan.indicators) and rows and backends.fee_db is not None:
         rows = rows + _endoscopic_base_rows(backends, rows, plan, years)     # "what does 45380's base pay" too
+    if detection.codes:
+        warnings += _new_codes_note(backends, text, detection.explicit or detection.codes, plan, rows)
     if plan.reasons and not plan.years and plan.since is None and rows:
         # "Why did G0556's payment drop?": the newest final year the data hold for the codes, and the one before
         newest = max((r.cy for r in rows if not r.proposed), default=today.year)
@@ -923,11 +1016,12 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
         if not (ASKS_RULE.search(text) or WHY.search(text)):
             plan = _rows_answer(plan)       # "31622 and 31625 at the same session": the amounts answer it
-        if any(r.locality and r.in_focus for r in rows):
+        if unreduced := sorted({r.locality for r in rows if r.locality and r.in_focus} - {f.place for f in multiple}):
             warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
-                "The multiple-procedure reduction is computed here at the national amounts only; the locality amounts "
-                "shown are each procedure's alone, and their sum is not what the locality pays for them on one day "
-                "(price the claim's lines on the Claim pricer page for the locality's reduced amounts).")),)
+                f"The multiple-procedure reduction is not computed here for {', '.join(unreduced)} (a code or its "
+                "endoscopic base has no row there); the amounts shown there are each procedure's alone, and their "
+                "sum is not what the locality pays for them on one day (price the claim's lines on the Claim pricer "
+                "page for the locality's reduced amounts).")),)
         reduced = {(f.setting, f.label.rsplit(", ", 1)[-1]) for f in multiple}
         figures = tuple(multiple) + tuple(f for f in figures if not (
             f.kind is FigureKind.TOTAL and (f.setting.removesuffix(" setting"), f.label.rsplit(", ", 1)[-1]) in reduced))

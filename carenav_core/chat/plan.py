@@ -86,7 +86,10 @@ _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|co
                         r"billed|unless|if)\b", re.IGNORECASE)
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
-_TOTAL = re.compile(r"\b(?:total|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+# "total" of a procedure's name ("a total hip replacement") or of a measure ("total RVUs") asks for no sum
+_TOTAL = re.compile(r"\b(?:total(?!\s+(?:knee|hip|shoulder|ankle|elbow|wrist|joint|disc|abdominal|\w+ectomy|arthroplasty|"
+                    r"replacements?|RVUs?|relative|work|practice|non-?facility|facility|time|minutes|payments?\s+for\s+"
+                    r"each))|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
 COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
                          r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
@@ -466,6 +469,17 @@ COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 _COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
 
 
+def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
+    """The written codes the text gives a count of ("2 units of 77080", "99439 x 3", "10 99213s").
+
+    >>> _counted("10 99213s and 5 units of 93000 and 99214", ("99213", "93000", "99214"))
+    ('99213', '93000')
+    """
+    return tuple(code for code in codes for c in [re.escape(code)] if re.search(
+        rf"\b{_COUNT}\s+(?:units?\s+of\s+|times\s+|x\s*|×\s*|\*\s*)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}(?:'|\u2019)?s?\b"
+        rf"|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b", text, re.IGNORECASE))
+
+
 def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     """How many of a written code the question bills, when more than one: "two units of 99498", "99439 x3",
     "3 × 99439", "99439 billed twice" (counts 2-99; a count of one is the default and not listed).
@@ -476,11 +490,14 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
     ((('99439', 3),), ())
     """
     found: dict[str, int] = {}
+    # "10 99213s and 5 93000s", "10 99213s and 2 units of 93000": with two codes counted, each count is its code's own
+    plural = len(_counted(text, codes)) > 1
     for code in codes:
         c = re.escape(code)
         for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
-                        rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b"):
+                        rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
+                        *[rf"\b{_COUNT}\s+{c}(?:'|\u2019)?s\b"] * plural):
             m = re.search(pattern, text, re.IGNORECASE)
             if m:
                 word = next(g for g in m.groups() if g).lower()
@@ -634,8 +651,10 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     """
     # "a dozen 99497s", "twelve 99213 visits": a count written in words, as digits
     text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
-    # "30 99213s", "200 99497's": a count of a code written in the plural counts its services
-    text = _CODE_PLURAL.sub(r"\1 \2 services", text)
+    # "30 99213s", "200 99497's": a count of a code written in the plural counts its services (unless two codes are
+    # counted, "10 99213s and 5 93000s": each count is then its code's units, asked_units)
+    if len(_counted(text, codes)) < 2:
+        text = _CODE_PLURAL.sub(r"\1 \2 services", text)
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
             continue                                       # "-20 visits a month" is no volume (pipeline says so)
@@ -932,8 +951,11 @@ _LIMITING = re.compile(r"\blimiting\s+charges?\b|\bbalance[- ]?bill\w*"
 _SAME_SESSION = re.compile(
     r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical|therapy)\b|\bmodifier\s*-?\s*51\b|\bMPPR\b"
     r"|\bsame\s+(?:day|date(?: of service)?|session|operative session|encounter|sitting|operation|surgery)\b"
-    r"|\bsame\s+\w+\s+(?:session|sitting|encounter)\b"
+    r"|\bsame\s+(?:[\w/-]+\s+){1,3}?(?:session|sitting|encounter|procedure|operation)\b"
     r"|\b(?:one|a single)\s+(?:session|day|encounter|operative session|sitting|operation|surgery|visit)\b"
+    # "during the same colonoscopy", "in one EGD", "at the same upper endoscopy": one scope session
+    r"|\b(?:during|in|within|at)\s+(?:the\s+same|one|a\s+single|the|an?)\s+(?:[\w/-]+\s+){0,2}?"
+    r"(?:\w*scop(?:y|ies)|EGDs?)\b"
     r"|\b(?:at|in) the same time\b", re.IGNORECASE)
 
 
@@ -1150,7 +1172,18 @@ def asked_modifier(text: str) -> str:
     lone = _lone_components(text)
     if len(lone) == 1:          # "the -26 for 77067", "the TC portion of 93306", "the TC-only payment"
         return lone.pop()
-    return next((mod for words, mod in _COMPONENT.items() if words in lowered), "")
+    if mod := next((mod for words, mod in _COMPONENT.items() if words in lowered), ""):
+        return mod
+    return "26" if _READING.search(text) else ""
+
+
+# "paid for reading a chest x-ray", "interpreting an MRI", "the interpretation of a DXA scan": the professional
+# component (modifier 26) of a test, not the global amount; not "the interpretation of the rule"
+_READING = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret)|reads|interprets)\s+"
+                      r"(?:an?|the|this|that|each|their|his|her|\d+)\s+(?!(?:(?:CY\s*)?\d{4}\s+)?(?:PFS\s+|final\s+|proposed\s+)*(?:rules?|"
+                      r"regulations?|policy|policies|statute|guidance|law|manual|preamble|CMS|question|data|files?|Federal|FR|"
+                      r"comments?|text|table|addendum)\b)\w",
+                      re.IGNORECASE)
 
 
 _BOTH_COMPONENTS = re.compile(
@@ -1326,6 +1359,10 @@ def asked_crossed(text: str) -> tuple[tuple[str, int], ...]:
 
 _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) participants?\b|"
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
+# "the two 2026 conversion factors ... for 99214": from CY2026 one is for QPs and one for other clinicians
+_TWO_CFS = re.compile(r"\bnon-?QPs?\b", re.IGNORECASE)
+_TWO_CF_WORDS = re.compile(r"\b(?:two|both|2)\s+(?:(?:CY\s*)?\d{4}\s+)?(?:conversion\s+factors?|CFs?)\b"
+                           r"|\beach\s+conversion\s+factor\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
 # ones are the CPT/HCPCS modifiers (so "99202-05", a range written short, is not read as one)
 _CODE_MODIFIER = re.compile(r"\b[0-9A-Z]\d{3}[0-9A-Z]-([0-9A-Z]{2})\b|\b(?i:modifiers?)\s*-?\s*([0-9A-Z]{2})\b|"
@@ -1641,6 +1678,6 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
                         nonpar=nonpar, same_session=same_session, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
-                        qp_versus=bool(detection.codes) and bool(re.search(r"\bnon-?QPs?\b", text, re.IGNORECASE))
-                        and bool(re.search(r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)),
+                        qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
+                            r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -176,6 +176,12 @@ def _long_synonyms(families: tuple[Family, ...]) -> tuple[str, ...]:
                         key=len, reverse=True))
 
 
+def family_spans(text: str, families: tuple[Family, ...] | None = None) -> list[tuple[int, int]]:
+    """Where `text` names a code family ("chronic care management", "APCM"), as (start, end) spans."""
+    pattern, _, _ = _family_index(load_families() if families is None else families)
+    return [(m.start(), m.end()) for m in pattern.finditer(text)]
+
+
 def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
     """The text with codes written with a separator joined ("G-2211" -> "G2211") and family names misspelt by a
     letter or two replaced by the family's synonym, and the (written, read as) pairs replaced.
@@ -258,6 +264,10 @@ _COMBINED = re.compile(r"\bsame\s+(?:day|date|session|visit|encounter|sitting)\b
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _COUNTED = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6}|" + "|".join(_COUNT_WORDS) + r")\s+(?:more\s+|additional\s+)?$",
                       re.IGNORECASE)
+# a written code with a count: "2 units of 77080", "3 x 99439", "99439 x3", "10 99213s"
+_CODE_COUNTED = re.compile(r"\b(?:\d{1,3}|" + "|".join(_COUNT_WORDS) + r")\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?"
+                           r"(?:CPT\s+|HCPCS\s+|code\s+)?[A-Z0-9]\d{3}[A-Z0-9]\b|\b[A-Z0-9]\d{3}[A-Z0-9]\s*(?:x|×|\*)\s*\d"
+                           r"|\b\d{1,3}\s+[A-Z0-9]\d{3}[A-Z0-9]'?s\b", re.IGNORECASE)
 _UNITS_OF = re.compile(r"\b(?:\d{1,2}|" + "|".join(_COUNT_WORDS) + r")\s+units?\s+of\s+$", re.IGNORECASE)
 
 
@@ -276,8 +286,9 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
             written |= set(procedure.codes)
     combined = bool(_COMBINED.search(text)) or len(found) + len(written - {c for *_, p in found for c in p.codes}) > 1
     # two procedures or more each counted ("5 mammograms and 2 DEXA scans"): each count is its code's units
+    # and a counted procedure beside a counted code ("2 units of 77080 and 3 chest x-rays") is that code's units too
     counts = [_COUNTED.search(text[:start]) for start, _, _ in found]
-    per_code = sum(1 for c in counts if c is not None) > 1
+    per_code = sum(1 for c in counts if c is not None) + len(_CODE_COUNTED.findall(text)) > 1
     said = []
     for start, end, procedure in reversed(found):   # from the end: earlier offsets stay valid
         words = text[start:end]
@@ -294,7 +305,10 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
                 else f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
         else:
             text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
-        said.append((words, procedure.read_as(first_only=first)))
+        # "knee" of "knee vs hip replacement" is said with the procedure it was read as
+        said.append((words, procedure.read_as(first_only=first) if len(words.split()) > 1 or any(
+            words.lower().startswith(s.lower()) for s in procedure.synonyms)
+            else f"{procedure.name[0].lower() + procedure.name[1:]}, {procedure.read_as(first_only=first)}"))
     return text, (*read, *reversed(said))          # in the order the question names them
 
 

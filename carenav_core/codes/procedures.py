@@ -133,11 +133,65 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
                     shared.start(1) < b and a < shared.end(1) for a, b in taken):
                 found.append((shared.start(1), shared.end(1), elided))
         found.append((start, m.end(), procedure))
+    # "knee or shoulder arthroscopy": the first shares the noun of a second the registry does not name
+    for m in _ELIDED.finditer(text):
+        first, rest = m.group(1), m.group(3)
+        words = rest.split()
+        for size in range(len(words), 0, -1):
+            elided = by_synonym.get(_normal(f"{first} {' '.join(words[:size])}"))
+            if elided is not None:
+                break
+        if elided is None or any(m.start(1) < b and a < m.end(1) for a, b in taken) or \
+                any(a <= m.start(1) < b for a, b, _ in found):
+            continue
+        found.append((m.start(1), m.end(1), elided))
     return sorted(found, key=lambda f: f[0])
 
 
+# "X and|or|vs Y noun [noun]": X may share the noun of a Y the registry does not name ("knee or shoulder arthroscopy")
+_ELIDED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\s+"
+                     r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
+
+# the head nouns of procedures named in words ("shoulder arthroscopy", "a hysterectomy", "hernia repair")
+_PROCEDURE_NOUN = re.compile(
+    r"\b(?:(?!(?:a|an|the|and|or|of|for|vs|versus|what|does|do|is|pay|pays|payment|medicare|much|how|per|with|same|"
+    r"one|two|three|\d+)\b)([A-Za-z][A-Za-z-]+)\s+)?"
+    r"((?:[A-Za-z]+(?:ectomy|otomy|ostomy|plasty|scopy|pexy|rrhaphy|lysis|centesis)(?:ies|s)?)|(?:replacements?|repairs?|"
+    r"arthroscop(?:y|ies)|transplants?|fusions?|reconstructions?|resections?|amputations?|implants?))\b", re.IGNORECASE)
+
+
+_BEFORE_SHARED = re.compile(
+    r"\b(?!(?:a|an|the|and|or|of|for|what|does|do|is|pay|pays|payment|medicare|much|how|both|either|between|compare|"
+    r"than|with|same|one|two)\b)([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
+
+
+def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]:
+    """Procedures the text names in words that no span of `read` (procedures and families recognised) covers, as
+    written: "shoulder arthroscopy" of "knee or shoulder arthroscopy payment", "hysterectomy".
+
+    >>> unread_procedures("What does a hysterectomy or a shoulder replacement pay?", [])
+    ('hysterectomy', 'shoulder replacement')
+    >>> unread_procedures("shoulder or knee arthroscopy", [(12, 28)])
+    ('shoulder arthroscopy',)
+    """
+    out = []
+    for a, b in sorted(read):          # "shoulder or knee arthroscopy": "shoulder" shares the noun of the one read
+        m = _BEFORE_SHARED.search(text, 0, a)
+        head = _PROCEDURE_NOUN.search(text, a, b)
+        if m is not None and head is not None and head.end() == b and \
+                not any(x < m.end(1) and m.start(1) < y for x, y in read):
+            out.append(f"{m.group(1)} {head.group(2)}")
+    for m in _PROCEDURE_NOUN.finditer(text):
+        start = m.start(1) if m.group(1) else m.start(2)
+        if any(start < b and a < m.end() for a, b in read) or any(a < m.end(2) and m.start(2) < b for a, b in read):
+            continue
+        out.append(text[start:m.end()])
+    return tuple(dict.fromkeys(out))
+
+
 # words naming the session or occasion another service is in, right before a procedure's name
-_SESSION_OF = re.compile(r"\b(?:same|during\s+(?:a|the|that)|in\s+the\s+same)\s+$", re.IGNORECASE)
+_SESSION_OF = re.compile(r"\b(?:same|(?:during|within)\s+(?:a|an|the|that|this|one|a\s+single)|in\s+(?:the\s+same|one|a\s+single))"
+                         r"\s+$", re.IGNORECASE)
 # "X and (a) Y <noun>": X may be the first word of another procedure that shares Y's noun
 _SHARED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
 

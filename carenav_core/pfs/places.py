@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from carenav_core.pfs.gpci import STATE_CODES, state_code
 from carenav_core.pfs.locality import CountyArea, Locality
 from carenav_core.settings import PROJECT_ROOT
+from carenav_core.words import is_known_word
 
 PLACES_FILE = PROJECT_ROOT / "data" / "places.toml"
 _EXPLICIT = (re.compile(r"\bMAC\s*#?\s*(\d{4,5})\W+(?:LOCALITY|LOC)\s*#?\s*(\d{1,2})\b"),
@@ -378,8 +379,8 @@ def _respell(normal: str, hits: list[_Hit], index: _Index, aliases) -> tuple[lis
             if any(s < span[-1][1] and start < e for s, e in covered):
                 continue
             limit = _allowed_edits(written)
-            if not limit:
-                continue
+            if not limit or all(is_known_word(w[2]) for w in span):
+                continue            # "for reading", "a marine": words spelt right are not misspelt places
             near = {}
             for name in vocabulary.get(size, ()):
                 if name[0] == written[0] or limit == 1:

@@ -141,6 +141,20 @@ def value(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...], ye
     return rows, [c for c in wanted if c not in priced]
 
 
+def first_final_years(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[str, ...]
+                      ) -> tuple[dict[str, int], int]:
+    """Each code's first final CY in the loaded releases (codes no final release holds left out), and the first
+    final CY loaded: a code first seen after that year was new in its first year."""
+    index = _code_index(con)
+    firsts: dict[str, int] = {}
+    for record in index.records(sorted({c.upper() for c in codes}), False):
+        if record["kind"] == "final":
+            firsts[record["hcpcs"]] = min(firsts.get(record["hcpcs"], record["cy"]), record["cy"])
+    finals = [cy for cy, kind in zip(index.table.column("cy").to_pylist(), index.table.column("kind").to_pylist())
+              if kind == "final"]
+    return firsts, min(finals, default=0)
+
+
 def _rule_for(record: dict, rules: RuleBook) -> Rule | None:
     if record["kind"] == "proposed":
         return rules.proposed.get(record["vintage"])

@@ -247,8 +247,10 @@ def test_what_an_endoscopys_base_pays_is_said_from_the_base_row(backends):
     assert not base.in_focus                # the base came as context: 45380 is the code asked
 
 
-def test_a_same_day_reduction_asked_at_a_place_says_it_is_national(backends):
+def test_a_same_day_reduction_asked_at_a_place_is_computed_there_too(backends):
+    """(Session 17 said the reduction was national only; session 18 computes it at the place as well.)"""
     prepared = prepare("a colonoscopy with biopsy plus a polyp removal the same day in Chicago in 2025", backends,
                        today=TODAY)
-    assert [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
-    assert any("computed here at the national amounts only" in w.message for w in prepared.warnings)
+    multiple = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE]
+    assert {f.place for f in multiple} >= {""} and any("IL 16" in f.place for f in multiple)
+    assert not any("not computed here" in w.message for w in prepared.warnings)

@@ -212,7 +212,7 @@ def test_the_scripted_model_restates_computed_figures_with_their_labels():
 @pytest.mark.parametrize("module", ["carenav_core.eval.answers", "carenav_core.eval.report", "carenav_core.chat.plan",
                                     "carenav_core.chat.figures", "carenav_core.eval.scoring",
                                     "carenav_core.eval.scripted_model", "carenav_core.codes.detect",
-                                    "carenav_core.codes.procedures"])
+                                    "carenav_core.codes.procedures", "carenav_core.words"])
 def test_doctests(module):
     import doctest
     import importlib
