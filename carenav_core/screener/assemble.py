@@ -288,9 +288,12 @@ def summary_row(card: Card) -> SummaryRow:
 
 
 def _exclusion(result: ProgramResult, results: tuple[ProgramResult, ...]) -> Exclusion:
-    judged_twice = beside(results, result) is not None
+    """An excluded program as listed: named for whom it was judged whenever that is not plainly the person screened
+    (judged only for the person they care for), or when it was judged for both, so a failed rule ("age 16 vs minimum
+    55 years") is never read as the screened person's own."""
+    labelled = result.for_care_receiver or beside(results, result) is not None
     return Exclusion(program=result.program.key,
-                     name=f"{result.program.name} — for {whom(result)}" if judged_twice else result.program.name,
+                     name=f"{result.program.name} — for {whom(result)}" if labelled else result.program.name,
                      failed_rules=tuple(f"{o.label} — {o.verdict.reason}" for o in result.failed_rules),
                      sources=rule_sources(result))
 

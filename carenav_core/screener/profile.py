@@ -119,6 +119,30 @@ class Profile:
             return ()
         return tuple(name for name in ("care_recipient_age", "care_relationship") if not is_unknown(getattr(self, name)))
 
+    def spouse_age(self) -> "Maybe[int]":
+        """The age of the person screened's spouse, as the intake gives it, never another person's.
+
+        "How old is the person they care for?" and "Who do they care for?" are asked about the person screened as a
+        caregiver (questions.py), in either screening mode: when the person screened cares for their spouse, the
+        spouse's age is `care_recipient_age`, also when a third person answers ("someone I care for"). Only when the
+        person screened is not answered as a caregiver and the screening is for someone the answerer cares for does
+        the relationship describe the answerer's own tie (`cared_for_details`): the answering spouse's age is then
+        `caregiver_age`. Otherwise unknown: the answerer's age is never read as the spouse's.
+
+        >>> from dataclasses import replace
+        >>> p = normalize({"screening_for": "someone_i_care_for", "caregiver_age": 30, "age": 58,
+        ...                "caring_for_someone": "yes", "care_recipient_age": 80, "care_relationship": "spouse"})
+        >>> p.spouse_age(), replace(p, care_relationship="parent").spouse_age().reason
+        (80, 'unanswered')
+        """
+        if self.care_relationship != "spouse":
+            return Unknown(reason="unanswered")
+        if self.caring_for_someone is True or self.screening_for != "someone_i_care_for":
+            return self.care_recipient_age
+        if self.caring_for_someone is False:
+            return self.caregiver_age          # the answerer's tie: the answering caregiver is the spouse
+        return Unknown(reason="unanswered")    # whose tie the relationship describes is not known
+
     def lives_apart_from_spouse(self) -> bool:
         """Married, in a household of one."""
         return self.married is True and self.household_size == 1
@@ -277,7 +301,9 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
                      f"{opened['caring_for_someone']}")
     if profile.screening_for == "someone_i_care_for" and profile.caring_for_someone is True:
         found.append("The screening is for someone you care for, and the answers also say that person is a "
-                     "caregiver. Caregiver programs are judged for them as a caregiver.")
+                     "caregiver. The Family Caregiver Support Program is judged both ways: for you as their caregiver, and "
+                     "for them as a caregiver of an adult. The care programs (COPES, TSOA, MAC, PACE) are judged for "
+                     "them only, not for the person they care for.")
     if contradictory(profile.has_unpaid_caregiver):
         found.append("The screening is for someone you care for, but the answers also say they have no unpaid "
                      "caregiver. Caregiver programs (MAC, the Family Caregiver Support Program) need an unpaid "

@@ -160,7 +160,9 @@ def test_not_caring_for_anyone_with_nothing_about_a_person_cared_for_is_no_contr
     ("3408-3525", "0-2000", "single", True),         # income alone above the SIL $2,982
     ("1000-1299", "4501-10000", "single", True),     # assets alone above $2,000 (65+: no MAGI route)
     ("1000-1299", "0-2000", "single", False),        # fits CN
-    ("8000+", "0-2000", "married", False),           # a couple: household income may be the spouse's
+    # a couple with no long-term-care need is held to the couple's CN income standard $1,511 (programs.md s1a row 3b;
+    # session 18, probe class H2): $8,000+ is above it whoever earns it
+    ("8000+", "0-2000", "married", True),
     ("1000-1299", "169593-249999", "married", True),  # above the federal maximum CSRA plus $2,000
 ])
 def test_an_enrolment_in_cn_apple_health_that_no_route_fits_is_flagged_and_trusted(income, assets, married, flagged):

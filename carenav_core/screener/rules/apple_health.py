@@ -40,6 +40,12 @@ def pathway(profile: Profile, context: Context) -> str | None:
 @rule(program=KEY, label="In an adult coverage group: older adult, blind or disabled, or a working-age adult without Medicare",
       document="apple_health#age-and-category", legal=HCA_ABD)
 def in_coverage_category(profile: Profile, context: Context) -> Verdict:
+    """The adult coverage groups (programs.md section 1a row 1, section 1b row 8). An enrolment in categorically needy
+    Apple Health is in a coverage group by definition, and is accepted here as the income and resource rules accept
+    it: an answer left unknown or declined (the disability, under 65 with Medicare) does not reopen it. A misfit of the
+    enrolment with the answers is the warning's to raise (`categorically_needy_misfit`), not this card's."""
+    if profile.apple_health == ENROLLED:
+        return verdict(True, "already enrolled in categorically needy Apple Health (a coverage group)")
     route = pathway(profile, context)
     if route is None:
         return unknown(profile, "age", "disability", "medicare_parts")
@@ -281,7 +287,9 @@ def categorically_needy_misfit(profile: Profile, on: date) -> str | None:
     SSI-related limit (section 1c row 11), only for a household of one, since it counts the person's own income; and
     the MAGI adult limit for the household's size (section 1b row 9a). Assets: open on the MAGI route (no asset test,
     section 1b row 10); otherwise the $2,000 standard (section 1a row 4, 1c row 12), or for a married person the
-    spousal impoverishment ceiling (row 15)."""
+    spousal impoverishment ceiling (row 15). A married couple living together with no long-term-care need
+    (`long_term_care_need`) has neither the special income level nor spousal protections: its income (a household of
+    two) and assets are held to the couple's categorically needy standards (section 1a rows 3b-4)."""
     context = Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
     try:
         found = [r for r in (_income_misfit(profile, context), _assets_misfit(profile, context)) if r]
@@ -315,6 +323,15 @@ def _income_misfit(profile: Profile, context: Context) -> str | None:
     if magi is not None and magi.status is not Status.FAIL:
         return None
     if _ssi_related_open(profile, context):
+        if profile.couple is True and profile.household_size == 2 and not long_term_care_need(profile):
+            # a married couple living together with no long-term-care need: no special income level and no spousal
+            # protections, so the couple's categorically needy income standard is the highest (programs.md section
+            # 1a row 3b; a household of two is the couple alone, so its income is theirs)
+            cn = at_or_below(profile.monthly_income, context.thresholds.for_unit(
+                "apple_health_cn_income", context.on, married=True), "household income")
+            return None if cn.status is not Status.FAIL else \
+                f"{cn.reason} (the couple's categorically needy income standard; with no long-term-care need the " \
+                "special income level and spousal protections do not apply)"
         if profile.household_size != 1:
             return None
         sil = at_or_below(profile.monthly_income, context.thresholds.amount("special_income_level", context.on),
@@ -338,6 +355,13 @@ def _magi_income(profile: Profile, context: Context) -> Verdict | None:
 def _assets_misfit(profile: Profile, context: Context) -> str | None:
     if is_unknown(profile.assets) or _magi_open(profile, context) or not _ssi_related_open(profile, context):
         return None
+    if profile.couple is True and not long_term_care_need(profile):
+        # spousal protections exist only with a long-term-care need (programs.md section 1c rows 11-15): without one
+        # a couple living together is held to the couple's categorically needy resource standard (section 1a row 4)
+        couple = at_or_below(profile.assets, context.thresholds.for_unit("apple_health_cn_resources", context.on,
+                                                                        married=True), "the couple's countable assets")
+        return f"{couple.reason} (the couple's categorically needy resource standard; with no long-term-care need " \
+            "spousal protections do not apply)" if couple.status is Status.FAIL else None
     if profile.married is not False:
         above = above_spousal_ceiling(profile, context)
         return None if above is None else above.reason

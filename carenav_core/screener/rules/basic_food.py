@@ -19,8 +19,9 @@ def elderly_or_disabled(profile: Profile, context: Context) -> bool | None:
     age_limit = context.thresholds.amount("basic_food_elderly_age", context.on).amount
     if (not is_unknown(profile.age) and profile.age >= age_limit) or profile.disability is True:
         return True
+    spouse_age = profile.spouse_age()       # the spouse's own age, never the answering caregiver's read as it
     if profile.care_relationship == "spouse" and profile.couple is not False and \
-            not is_unknown(profile.care_recipient_age) and profile.care_recipient_age >= age_limit:
+            not is_unknown(spouse_age) and spouse_age >= age_limit:
         return True
     if is_unknown(profile.age) or is_unknown(profile.disability):
         return None

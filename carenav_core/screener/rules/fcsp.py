@@ -1,6 +1,8 @@
 """Family Caregiver Support Program (RCW 74.41; respite WAC 388-106-1210). No income test for core services."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import Context, Program, Status, Verdict, minimum_age, rule, unknown, verdict
 
@@ -12,13 +14,33 @@ FBHWA = ("fbhwa.org: Family Caregiver Support Services", "https://fbhwa.org/prog
 
 @rule(program=KEY, label="An unpaid family or other caregiver is involved", document="fcsp#caregiver", legal=RCW_7441)
 def unpaid_caregiver_involved(profile: Profile, context: Context) -> Verdict:
-    if profile.caring_for_someone is True:
+    """Either caregiving relation (programs.md section 9 rows 1-3), worded by the one that holds: the person as the
+    unpaid caregiver of an adult, else the person as the one an unpaid caregiver helps (the route a person who cares
+    for a child, or for someone of unknown age, keeps), else the person as an unpaid caregiver of someone whose age
+    the next criterion settles. Never "of another adult" for a person cared for who is a child or of unknown age."""
+    cares_for_adult = profile.caring_for_someone is True and \
+        _adult(profile, context, "care_recipient_age").status is Status.PASS
+    if cares_for_adult:
         return verdict(True, "the person is an unpaid caregiver of another adult")
     if profile.has_unpaid_caregiver is True:
-        return verdict(True, "an unpaid caregiver helps the person (the caregiver is who FCSP serves)"
-                       f"{_respite_in_care_home(profile)}")
+        return verdict(True, f"{_helped_words(profile)}{_respite_in_care_home(profile)}")
+    if profile.caring_for_someone is True:
+        whom = "someone whose age is not known" if is_unknown(profile.care_recipient_age) else \
+            f"someone aged {profile.care_recipient_age}"
+        return verdict(True, f"the person is an unpaid caregiver of {whom} (FCSP serves caregivers of adults)")
     missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
     return missing or verdict(False, "no unpaid caregiving relationship in either direction")
+
+
+def _adult(profile: Profile, context: Context, field: str = "age") -> Verdict:
+    return minimum_age(profile, context, "fcsp_care_receiver_min_age", field=field)
+
+
+def _helped_words(profile: Profile) -> str:
+    """The route through the person's own unpaid caregiver, naming the answering caregiver when there is one."""
+    if profile.screening_for == "someone_i_care_for":
+        return "you, answering, are their unpaid caregiver (the caregiver is who FCSP serves)"
+    return "an unpaid caregiver helps the person (the caregiver is who FCSP serves)"
 
 
 CARE_HOMES = ("nursing_facility", "adult_family_home", "assisted_living")
@@ -46,11 +68,14 @@ def care_receiver_is_adult(profile: Profile, context: Context) -> Verdict:
     of their own keeps the second route; with their own caregiver unknown, it is open."""
     routes = []
     if profile.caring_for_someone is True:
-        routes.append(minimum_age(profile, context, "fcsp_care_receiver_min_age", field="care_recipient_age"))
+        routes.append(_adult(profile, context, "care_recipient_age"))
     if profile.has_unpaid_caregiver is True:
-        routes.append(minimum_age(profile, context, "fcsp_care_receiver_min_age"))
+        own = _adult(profile, context)
+        # the route through the person's own caregiver says so, beside their own age
+        routes.append(replace(own, reason=f"{_helped_words(profile).split(' (')[0]}, and the person is an adult: "
+                              f"{own.reason}") if own.status is Status.PASS else own)
     elif routes and is_unknown(profile.has_unpaid_caregiver) and routes[0].status is not Status.PASS and \
-            minimum_age(profile, context, "fcsp_care_receiver_min_age").status is Status.PASS:
+            _adult(profile, context).status is Status.PASS:
         routes.append(unknown(profile, "has_unpaid_caregiver", reason=f"{routes[0].reason}; but whether an unpaid "
                               "caregiver helps the person (who is an adult) is not known"))
     if routes:

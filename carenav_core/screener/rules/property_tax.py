@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from carenav_core.screener.profile import Profile, Unknown, is_unknown
+from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.thresholds import Threshold
 from carenav_core.screener.words import place_words
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
@@ -88,10 +88,7 @@ def _spouse_route(profile: Profile, minimum, reason: str) -> Verdict | None:
     claimant, owned by the claimant or the spouse; a claimant confined to a nursing home, assisted living or an adult
     family home keeps the exemption on the home the spouse lives in): open, asking the spouse's age when the intake
     does not give it; None when the spouse's age is known and under the minimum too."""
-    if profile.care_relationship == "spouse":
-        age = profile.caregiver_age if profile.screening_for == "someone_i_care_for" else profile.care_recipient_age
-    else:
-        age = Unknown(reason="unanswered")
+    age = profile.spouse_age()
     if is_unknown(age) or age is None:
         return Verdict(status=Status.UNKNOWN, reason=f"{reason}; a spouse of {minimum.shown()} or older can be the "
                        "claimant for the home they share", thresholds=(minimum,),
@@ -106,11 +103,12 @@ def _spouse_route(profile: Profile, minimum, reason: str) -> Verdict | None:
 
 def _spouse_is_of_age(profile: Profile, minimum: float) -> bool:
     """The person screened and a spouse they live with (a couple) are caregiver and cared-for, and the spouse is at
-    least `minimum` years old: the one they care for (screening themselves), or the caregiver (screening "someone I
-    care for")."""
+    least `minimum` years old: the spouse's age as the intake gives it (`Profile.spouse_age`: the spouse the person
+    screened cares for, in either mode, or the answering caregiver when the relationship is the answerer's own tie),
+    never the answerer's age read as the spouse's."""
     if profile.care_relationship != "spouse" or profile.couple is not True:
         return False
-    age = profile.caregiver_age if profile.screening_for == "someone_i_care_for" else profile.care_recipient_age
+    age = profile.spouse_age()
     return not is_unknown(age) and age is not None and age >= minimum
 
 
