@@ -108,9 +108,11 @@ def screen_program(program: Program, profile: Profile, context: Context) -> Prog
 
 def also_for_care_receiver(program: Program, profile: Profile, context: Context) -> ProgramResult | None:
     """A care-receiver program judged for the person the screened person cares for, kept beside the screened person's
-    own result when both need care (their own answers show a care need: Profile.needs_care); None otherwise. COPES,
+    own result when both need care (their own answers show a care need: Profile.needs_care, or they are screened as
+    someone the answerer cares for: Profile.also_a_caregiver); None otherwise. COPES,
     TSOA, PACE and MAC each serve the person needing care (programs.md sections 2-5), and here both do."""
-    if program.serves != "care_receiver" or not profile.cares_for_another() or not profile.needs_care():
+    if program.serves != "care_receiver" or not (
+            (profile.cares_for_another() and profile.needs_care()) or profile.also_a_caregiver()):
         return None
     return judge(program, profile.care_receiver(), context, for_care_receiver=True)
 

@@ -157,6 +157,12 @@ class Profile:
         their own caregiving is judged by the caregiver programs (section 9)."""
         return self.screening_for != "someone_i_care_for" and self.caring_for_someone is True
 
+    def also_a_caregiver(self) -> bool:
+        """Screened as someone the answerer cares for, and caring for someone else too: the care programs (COPES, TSOA,
+        PACE, MAC) are the person's own, and are judged for the one they care for as well (`care_receiver`), since
+        each serves the person needing care (programs.md sections 2-5)."""
+        return self.screening_for == "someone_i_care_for" and self.caring_for_someone is True
+
     def needs_care(self) -> bool:
         """The person's own answers show a care need: help with a daily activity listed, or assessed at nursing-facility
         level of care. The care programs (COPES, TSOA, PACE, MAC) then serve them as well as anyone they care for:
@@ -173,7 +179,7 @@ class Profile:
         with them (not one in a household of one: living apart) — the county, living situation, household size,
         marriage, income and assets.
         """
-        if not self.cares_for_another():
+        if not (self.cares_for_another() or self.also_a_caregiver()):
             return self
         other = Unknown(reason="about_the_other_person")
         facts = {f.name: other for f in fields(self)}
@@ -303,7 +309,7 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. The Family Caregiver Support Program is judged both ways: for you as their caregiver, and "
                      "for them as a caregiver of an adult. The care programs (COPES, TSOA, MAC, PACE) are judged for "
-                     "them only, not for the person they care for.")
+                     "them, and for the person they care for too, on what the answers say about that person.")
     if contradictory(profile.has_unpaid_caregiver):
         found.append("The screening is for someone you care for, but the answers also say they have no unpaid "
                      "caregiver. Caregiver programs (MAC, the Family Caregiver Support Program) need an unpaid "

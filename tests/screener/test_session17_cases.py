@@ -266,8 +266,11 @@ def test_a_helped_person_who_needs_care_and_cares_for_someone_is_judged_for_both
 
 
 def test_screening_someone_cared_for_who_is_a_caregiver_keeps_the_care_programs_theirs():
+    """Their own care programs stay theirs; since session 18 (probe class N) the person they care for is judged for
+    the care programs as well, beside them."""
     mine, theirs = both(**{**CAREGIVER_SCREENING, "caring_for_someone": "yes", "care_recipient_age": 88})
-    assert not theirs and mine["copes"].classification is L and mine["fcsp"].classification is L
+    assert mine["copes"].classification is L and mine["fcsp"].classification is L
+    assert set(theirs) == set(CARE_PROGRAMS) and all(r.for_care_receiver for r in theirs.values())
 
 
 # ---- G. A contradiction's warning says what it actually left open

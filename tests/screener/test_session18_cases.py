@@ -204,3 +204,33 @@ def test_an_enrolled_couple_over_the_couple_standards_without_a_care_need_is_war
 def test_no_couple_misfit_warning_where_a_couple_route_may_fit(changes):
     answers = {**COUPLE, **changes}
     assert not any(MISFIT in w for w in answer_warnings(normalize(answers), on=ON))
+
+
+# ---- N. Screening someone cared for who cares for someone too: the person they care for is judged as well
+
+CARE = ("copes", "tsoa", "mac", "pace")
+
+
+@pytest.mark.parametrize("relation, age", [("spouse", 85), ("parent", 92), ("friend_or_neighbor", 70)])
+def test_the_person_a_screened_caregiver_cares_for_is_judged_for_the_care_programs_too(relation, age):
+    """In "someone I care for" mode the care programs are the person screened's own, and, when that person also
+    cares for someone, each is judged for the one they care for as well (programs.md sections 2-5 serve the person
+    needing care), with the person screened as their unpaid caregiver: as in "myself" mode."""
+    answers = {**MOTHER, "age": 78, "medicare_parts": ["A", "B", "D"], "nursing_facility_level_of_care": "assessed_no",
+               "has_unpaid_caregiver": "yes", "care_relationship": relation, "care_recipient_age": age}
+    found = screen(normalize(answers), on=ON)
+    mine = own_results(found)
+    theirs = {r.program.key: r for r in found if r.for_care_receiver}
+    assert set(theirs) == set(CARE)
+    assert all(not mine[k].for_care_receiver for k in CARE)
+    assert mine["copes"].classification is X          # her own assessment: no nursing-facility level of care
+    assert all(theirs[k].classification is not X for k in ("copes", "mac"))   # his need is not known: open
+    report = run_screen(normalize(answers), on=ON, search=None)
+    assert len({c.program for c in report.cards}) == len(report.cards)
+    assert any("for the person they care for too" in w for w in report.warnings)
+
+
+def test_screening_someone_cared_for_who_cares_for_no_one_judges_them_alone():
+    answers = {**MOTHER, "caring_for_someone": "no", "care_recipient_age": "dont_know", "care_relationship": "parent",
+               "has_unpaid_caregiver": "yes"}
+    assert not [r for r in screen(normalize(answers), on=ON) if r.for_care_receiver]
