@@ -38,7 +38,7 @@ from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionP
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.glossary import glossary_sources, term_source
-from carenav_core.chat.schedule_rank import change_counts, rank_schedule, status_examples
+from carenav_core.chat.schedule_rank import change_counts, new_code_note, rank_schedule, status_examples
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
@@ -451,7 +451,8 @@ NOT_LOADED = (
      "neutrality adjustment, the statutory update, the Medicare Economic Index): a CF change shown is all of them "
      "together, and each part is stated only where an indexed rule's text gives it."),
     (re.compile(r"\bPart\s+B\s+drugs?\b|\baverage\s+sales\s+price\b|\bASP\s*\+|\bASP\b.{0,30}\b(?:drug|pay|paid|"
-                r"payment|rate)|\bJ-?codes?\b|\b(?:drugs?|biologicals?|infused|injected)\b.{0,40}\b(?:fee schedule|PFS)\b",
+                r"payment|rate)|\bJ-?codes?\b|\b(?:drugs?|biologicals?|infused|injected)\b.{0,40}\b(?:fee schedule|PFS)\b|"
+                r"\b(?:the\s+)?(?:chemotherapy|chemo|infused|injected|injectable)\s+drugs?\b|\bdrugs?\s+itself\b",
                 re.IGNORECASE),
      "Part B drugs and biologicals given in a practitioner's office are paid under the average sales price (ASP) "
      "system (Social Security Act section 1847A, generally 106% of ASP), not the Physician Fee Schedule, and the loaded "
@@ -951,6 +952,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         warnings += (ranked.note(),)
     if valuation and not detection.codes and (counted := change_counts(backends.fee_db, text, plan)) is not None:
         warnings += (counted.note(),)       # "How many codes were cut in 2026?": counted over the whole file
+    if valuation and not detection.codes and (said := new_code_note(backends.fee_db, text, plan)) is not None:
+        warnings += (WarningEvent(kind=WarningKind.COMPUTED, message=said),)    # "Which codes are new in 2026?"
     if valuation and not detection.codes:
         warnings += _locality_of(backends, text)
     years = years_to_show(plan, backends.settings.years, today)

@@ -497,7 +497,7 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
         for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
                         rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
-                        *[rf"\b{_COUNT}\s+{c}(?:'|\u2019)?s\b"] * plural):
+                        *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)"] * plural):
             m = re.search(pattern, text, re.IGNORECASE)
             if m:
                 word = next(g for g in m.groups() if g).lower()
@@ -655,6 +655,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     # counted, "10 99213s and 5 93000s": each count is then its code's units, asked_units)
     if len(_counted(text, codes)) < 2:
         text = _CODE_PLURAL.sub(r"\1 \2 services", text)
+    elif not _RATE_ANYWHERE.search(text):
+        return None         # "3 99232 visits and 2 99233 visits": each count is its code's units (asked_units)
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
             continue                                       # "-20 visits a month" is no volume (pipeline says so)
@@ -1111,7 +1113,7 @@ _PARTS = (("status", re.compile(r"\b(?:payable|covered|coverage|non-?covered|bun
                                 r"(?:paid|payable)|billable)\b", re.IGNORECASE)),
           ("pe", re.compile(r"\b(?:PE|practice expense)\b", re.IGNORECASE)),
           ("mp", re.compile(r"\b(?:MP|malpractice|professional liability|PLI)\b", re.IGNORECASE)),
-          ("global", re.compile(r"\bglobal (?:days?|period|surgery|surgical)\b|\b\d{1,3}[- ]day global\b|"
+          ("global", re.compile(r"\bglobal (?:days?|periods?|surgery|surgical)\b|\b\d{1,3}[- ]day global\b|"
                                 r"\badd[- ]?on\b|"
                                 r"\b(?:billable|billed|bill|reported|report) (?:alone|by itself|on its own)\b|"
                                 r"\bstand[- ]?alone\b", re.IGNORECASE)))

@@ -267,3 +267,34 @@ def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
         return None
     return ChangeCounts(before=before, after=after, both=counted[0], nonfac=tuple(counted[1:4]),
                         fac=tuple(counted[4:7]))
+
+
+_NEW_CODES = re.compile(r"\b(?:which|what|how\s+many|list)\b.{0,40}\bcodes?\b.{0,40}\b(?:new|added|introduced|created)\b"
+                        r"|\bnew\s+(?:HCPCS\s+|CPT\s+|billing\s+)?codes\b", re.IGNORECASE)
+
+
+def new_code_note(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> str | None:
+    """"Which codes are new in 2026?" with no code or family named: the codes (no modifier) of the year's final file
+    that the year before's does not hold, counted over the whole file, with the status-A ones (paid under the fee
+    schedule) listed up to 25; None when not asked or the years are not loaded."""
+    if fee_db is None or _NEW_CODES.search(text) is None:
+        return None
+    try:
+        years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
+        asked = sorted(y for y in plan.years if y in years)
+        after = asked[-1] if asked else max(years)
+        before = asked[0] if len(asked) > 1 else after - 1
+        if before not in years or before >= after:
+            return None
+        found = fee_db.execute(
+            "SELECT hcpcs, status, description FROM current_rvu WHERE cy = ? AND mod = '' AND hcpcs NOT IN "
+            "(SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '') ORDER BY hcpcs", [after, before]).fetchall()
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no new codes: %s", exc)
+        return None
+    paid = [(code, words) for code, status, words in found if status == "A"]
+    shown = "; ".join(f"{code} ({words})" for code, words in paid[:25])
+    return (f"In the CMS CY{after} RVU file, {len(found):,} codes (without a modifier) are not in the CY{before} "
+            f"file: new in CY{after}; {len(paid):,} of them have status A (paid under the fee schedule)"
+            + (f": {shown}" + (f" and {len(paid) - 25:,} more" if len(paid) > 25 else "") if paid else "")
+            + " (computed from the loaded CMS RVU files; ask about a code to see its values).")

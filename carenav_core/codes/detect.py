@@ -288,7 +288,10 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
     # two procedures or more each counted ("5 mammograms and 2 DEXA scans"): each count is its code's units
     # and a counted procedure beside a counted code ("2 units of 77080 and 3 chest x-rays") is that code's units too
     counts = [_COUNTED.search(text[:start]) for start, _, _ in found]
-    per_code = sum(1 for c in counts if c is not None) + len(_CODE_COUNTED.findall(text)) > 1
+    # and so does one count among several services ("3 chest x-rays and a brain MRI": 3 of the x-ray, one MRI)
+    services = len(found) + len(written - {c for *_, p in found for c in p.codes})
+    per_code = sum(1 for c in counts if c is not None) + len(_CODE_COUNTED.findall(text)) > 1 or \
+        (services > 1 and any(c is not None for c in counts))
     said = []
     for start, end, procedure in reversed(found):   # from the end: earlier offsets stay valid
         words = text[start:end]
@@ -303,6 +306,10 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
             n = str(_COUNT_WORDS.get(n.lower(), n))
             text = f"{text[:counted.start()]}{codes[0]} x {n} ({words}){text[end:]}" if per_code and len(n) <= 2 \
                 else f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
+        elif (reading := _READING_OF.search(text[:start])) is not None and "interpretation" in procedure.name.lower():
+            # "for reading an EKG" -> "for an EKG interpretation (CPT 93010)": the reading is the procedure itself
+            text = f"{text[:reading.start()]}{reading.group(1)} {words} interpretation ({system} {', '.join(codes)})" \
+                   f"{text[end:]}"
         else:
             text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
         # "knee" of "knee vs hip replacement" is said with the procedure it was read as
@@ -312,5 +319,7 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
     return text, (*read, *reversed(said))          # in the order the question names them
 
 
+_READING_OF = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))\s+(an?|the|their|this)\s+$",
+                         re.IGNORECASE)
 PROCEDURE_SIMILARITY = 0.9
 _AGENT = re.compile(r"(?:er|ers|ist|ists|or|ors)$")

@@ -120,6 +120,15 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
     procedures = load_procedures() if procedures is None else procedures
     pattern, by_synonym = _index(procedures)
     found = []
+    # "reading an EKG", "interpreting the ECG": the procedure's interpretation entry when the registry has one
+    for m in _READ_OBJECT.finditer(text):
+        words = list(re.finditer(r"[A-Za-z]+", m.group(1)))
+        for size in range(len(words), 0, -1):
+            meant = by_synonym.get(_normal(" ".join(w.group(0) for w in words[:size]) + " interpretation"))
+            if meant is not None:
+                found.append((m.start(1), m.start(1) + words[size - 1].end(), meant))
+                taken = [*taken, found[-1][:2]]
+                break
     for m in pattern.finditer(text):
         start, end = m.span(1)
         if any(start < b and a < end for a, b in taken) or _SESSION_OF.search(text, 0, start):
@@ -148,6 +157,8 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
     return sorted(found, key=lambda f: f[0])
 
 
+_READ_OBJECT = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))\s+(?:an?|the|their|this)\s+"
+                          r"([A-Za-z]+(?:\s+[A-Za-z]+)?)", re.IGNORECASE)
 # "X and|or|vs Y noun [noun]": X may share the noun of a Y the registry does not name ("knee or shoulder arthroscopy")
 _ELIDED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\s+"
                      r"([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
@@ -174,6 +185,7 @@ def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]
     >>> unread_procedures("shoulder or knee arthroscopy", [(12, 28)])
     ('shoulder arthroscopy',)
     """
+    _, by_synonym = _index(load_procedures())
     out = []
     for a, b in sorted(read):          # "shoulder or knee arthroscopy": "shoulder" shares the noun of the one read
         m = _BEFORE_SHARED.search(text, 0, a)
@@ -185,7 +197,10 @@ def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]
         start = m.start(1) if m.group(1) else m.start(2)
         if any(start < b and a < m.end() for a, b in read) or any(a < m.end(2) and m.start(2) < b for a, b in read):
             continue
-        out.append(text[start:m.end()])
+        phrase = text[start:m.end()]
+        if any(_singular(_normal(p)) in by_synonym or _normal(p) in by_synonym for p in (phrase, m.group(2))):
+            continue        # "during the same colonoscopy": a procedure the registry names (here the session)
+        out.append(phrase)
     return tuple(dict.fromkeys(out))
 
 

@@ -194,3 +194,55 @@ def test_two_surgeries_at_a_locality_are_paid_100_and_50_there(backends):
     figure, local = _local_multiple(prepared, "WA 02")
     high, low = sorted((local["45380"], local["43235"]), reverse=True)
     assert abs(figure.value - (high + low / 2)) <= Decimal("0.005")
+
+
+def test_reading_a_test_with_its_own_interpretation_code_is_that_code(backends):
+    """"reading an EKG": the registry's interpretation entry (93010), not 93000 with a -26 the file has no row for."""
+    prepared = prepare("What does Medicare pay a cardiologist for reading an EKG in 2026?", backends, today=TODAY)
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} == {"93010"}
+    assert prepared.plan.modifier == ""
+
+
+@pytest.mark.parametrize("question, cy, counted", [
+    ("3 chest x-rays and a brain MRI in 2026 - total?", 2026, {"71045": 3, "70551": 1}),
+    ("2 knee replacements and a hip replacement in 2025 - total?", 2025, {"27447": 2, "27130": 1}),
+    ("3 99232 visits and 2 99233 visits in 2026 - total?", 2026, {"99232": 3, "99233": 2}),
+])
+def test_one_count_among_several_services_is_its_own_services(backends, question, cy, counted):
+    """(probe round 17) A count beside an uncounted service, or "N CODE visits" twice: each count binds to its own code."""
+    prepared = prepare(question, backends, today=TODAY)
+    found = [(setting, f.value) for setting in ("non-facility", "facility")
+             for f in _figures(prepared, FigureKind.TOTAL, setting)]
+    assert found
+    for setting, value_ in found:
+        field = "payment_fac" if setting == "facility" else "payment_nonfac"
+        assert value_ == sum(n * getattr(_row(prepared, code, cy), field) for code, n in counted.items())
+    assert not _figures(prepared, FigureKind.VOLUME) and not _figures(prepared, FigureKind.VOLUME, "facility")
+
+
+def test_an_egd_with_biopsy_is_43239(backends):
+    prepared = prepare("A colonoscopy with biopsy and an EGD with biopsy on the same day in 2025", backends, today=TODAY)
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} == {"45380", "43239"}
+
+
+def test_a_session_the_registry_names_is_no_unpriced_procedure(backends):
+    prepared = prepare("43239 and 43235 during the same upper endoscopy in 2025 - total?", backends, today=TODAY)
+    assert not any("not a procedure the registry names" in w.message for w in prepared.warnings)
+
+
+def test_which_codes_are_new_is_counted_over_the_whole_file(backends):
+    """(probe round 17) With no code or family named: the codes of the year's file the year before's does not hold,
+    counted by the file itself here, not written in."""
+    prepared = prepare("Which codes are new in 2026?", backends, today=TODAY)
+    (note,) = [w.message for w in prepared.warnings if w.message.startswith("In the CMS CY2026 RVU file")]
+    counted = backends.fee_db.execute(
+        "SELECT count(*), count(*) FILTER (WHERE status = 'A') FROM current_rvu WHERE cy = 2026 AND mod = '' AND "
+        "hcpcs NOT IN (SELECT hcpcs FROM current_rvu WHERE cy = 2025 AND mod = '')").fetchone()
+    assert f"{counted[0]:,} codes (without a modifier) are not in the CY2025 file" in note
+    assert f"{counted[1]:,} of them have status A" in note
+
+
+def test_the_drug_itself_gets_the_asp_note(backends):
+    prepared = prepare("Does the physician fee schedule pay for the chemotherapy drug itself in 2026?", backends,
+                       today=TODAY)
+    assert any("average sales price" in w.message for w in prepared.warnings)
