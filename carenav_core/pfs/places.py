@@ -353,7 +353,7 @@ def _allowed_edits(name: str) -> int:
     return 0 if letters < 5 else 1 if letters < 9 else 2
 
 
-def _respell(normal: str, hits: list[_Hit], index: _Index, aliases) -> tuple[list[tuple[str, str]],
+def _respell(normal: str, hits: list[_Hit], index: _Index, aliases, original: str = "") -> tuple[list[tuple[str, str]],
                                                                        list[tuple[str, tuple[str, ...]]]]:
     """Words after "in", "at", "vs", ... that no hit covers and that are one or two letters from exactly one place
     name (a locality name or part of one, a city of data/places.toml, a state): (written, name) pairs. A near miss
@@ -381,6 +381,8 @@ def _respell(normal: str, hits: list[_Hit], index: _Index, aliases) -> tuple[lis
             limit = _allowed_edits(written)
             if not limit or all(is_known_word(w[2]) for w in span):
                 continue            # "for reading", "a marine": words spelt right are not misspelt places
+            if original and all(len(w[2]) <= 5 and original[w[0]:w[1]].islower() for w in span):
+                continue            # "for chiro": a short word in lower case is a word (abbreviated), not a place
             near = {}
             for name in vocabulary.get(size, ()):
                 if name[0] == written[0] or limit == 1:
@@ -413,7 +415,7 @@ def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], co
     index = _index(tuple(localities), tuple(counties))
     normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
     hits = _hits(text, normal, text, index, aliases)
-    respelled, unsure = _respell(normal, hits, index, aliases)
+    respelled, unsure = _respell(normal, hits, index, aliases, text)
     if not respelled:
         return _match(text, normal, text, hits, index, unsure=unsure)
     # the original with the names in place keeps its capitals elsewhere (", WA", "Birmingham AL" are read on it)

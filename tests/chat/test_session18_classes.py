@@ -246,3 +246,13 @@ def test_the_drug_itself_gets_the_asp_note(backends):
     prepared = prepare("Does the physician fee schedule pay for the chemotherapy drug itself in 2026?", backends,
                        today=TODAY)
     assert any("average sales price" in w.message for w in prepared.warnings)
+
+
+def test_a_short_word_in_lower_case_is_no_misspelt_place(backends):
+    """"for chiro spinal manipulation": "chiro" is one letter from Chico, CA, but a lower-case word of five letters
+    or fewer is read as a word; "seatle" (six) and "Bostn" (capitalised) are still read as the places."""
+    prepared = prepare("What does Medicare pay for chiro spinal manipulation in 2026?", backends, today=TODAY)
+    assert not [r for r in prepared.rows if r.locality]
+    assert {"98940", "98941", "98942"} <= {r.hcpcs for r in prepared.rows if r.in_focus}
+    for question, place in (("99213 in seatle in 2026", "WA 02"), ("99213 in Bostn in 2026", "MA 01")):
+        assert any(place in r.locality for r in prepare(question, backends, today=TODAY).rows if r.in_focus)
