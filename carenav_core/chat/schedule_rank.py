@@ -232,6 +232,16 @@ class ChangeCounts:
             f"{part('facility', self.fac)}."))
 
 
+def _years_compared(fee_db: duckdb.DuckDBPyConnection, plan: QuestionPlan) -> tuple[int, int] | None:
+    """(earlier, later) final years a whole-file count compares: the two asked (first and last), one asked against
+    the year before, or the newest loaded against the one before; None when one of them is not loaded."""
+    years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
+    asked = sorted(y for y in plan.years if y in years)
+    after = asked[-1] if asked else max(years)
+    before = asked[0] if len(asked) > 1 else after - 1
+    return None if before not in years or before >= after else (before, after)
+
+
 def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> ChangeCounts | None:
     """How many codes' payments went down (or up) from one year's file to another's, when the question asks with no
     code named; None otherwise. Years: the two asked (first and last), one asked against the year before, or the
@@ -246,12 +256,10 @@ def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
     if m is None or fee_db is None:
         return None
     try:
-        years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
-        asked = sorted(y for y in plan.years if y in years)
-        after = asked[-1] if asked else max(years)
-        before = asked[0] if len(asked) > 1 else after - 1
-        if before not in years or before == after:
+        pair = _years_compared(fee_db, plan)
+        if pair is None:
             return None
+        before, after = pair
         counted = fee_db.execute(
             "WITH y AS (SELECT cy, hcpcs, round(total_nonfac * file_cf, 2) AS nf, round(total_fac * file_cf, 2) AS f "
             "FROM current_rvu WHERE mod = '' AND status = 'A' AND cy IN (?, ?)), "
@@ -280,12 +288,10 @@ def new_code_note(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
     if fee_db is None or _NEW_CODES.search(text) is None:
         return None
     try:
-        years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
-        asked = sorted(y for y in plan.years if y in years)
-        after = asked[-1] if asked else max(years)
-        before = asked[0] if len(asked) > 1 else after - 1
-        if before not in years or before >= after:
+        pair = _years_compared(fee_db, plan)
+        if pair is None:
             return None
+        before, after = pair
         found = fee_db.execute(
             "SELECT hcpcs, status, description FROM current_rvu WHERE cy = ? AND mod = '' AND hcpcs NOT IN "
             "(SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '') ORDER BY hcpcs", [after, before]).fetchall()
