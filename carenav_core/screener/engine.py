@@ -99,7 +99,8 @@ def screen_program(program: Program, profile: Profile, context: Context) -> Prog
     (Profile.care_receiver, Profile.needs_care)."""
     other = program.serves == "care_receiver" and profile.cares_for_another() and not profile.needs_care()
     result = judge(program, profile.care_receiver() if other else profile, context, for_care_receiver=other)
-    if program.serves == "either" and result.classification is Classification.EXCLUDED and profile.cares_for_another():
+    if program.serves == "either" and result.classification is Classification.EXCLUDED and (
+            profile.cares_for_another() or profile.also_a_caregiver()):
         theirs = judge(program, profile.care_receiver(), context, for_care_receiver=True)
         if theirs.classification is not Classification.EXCLUDED:
             return theirs

@@ -221,7 +221,7 @@ def test_the_person_a_screened_caregiver_cares_for_is_judged_for_the_care_progra
     found = screen(normalize(answers), on=ON)
     mine = own_results(found)
     theirs = {r.program.key: r for r in found if r.for_care_receiver}
-    assert set(theirs) == set(CARE)
+    assert set(CARE) <= set(theirs) <= {*CARE, "va_pension"}     # VA pension serves either (round 15, N2)
     assert all(not mine[k].for_care_receiver for k in CARE)
     assert mine["copes"].classification is X          # her own assessment: no nursing-facility level of care
     assert all(theirs[k].classification is not X for k in ("copes", "mac"))   # his need is not known: open
@@ -234,3 +234,27 @@ def test_screening_someone_cared_for_who_cares_for_no_one_judges_them_alone():
     answers = {**MOTHER, "caring_for_someone": "no", "care_recipient_age": "dont_know", "care_relationship": "parent",
                "has_unpaid_caregiver": "yes"}
     assert not [r for r in screen(normalize(answers), on=ON) if r.for_care_receiver]
+
+
+
+# ---- round 15: N2, VA pension ("either") judged for the person cared for in "someone I care for" mode too; H3, a
+# single enrolee with no long-term-care need is held to the CN income standard, not the special income level
+
+N2 = {'apple_health': 'none', 'extra_help': 'no', 'disability': 'no', 'veteran_status': 'no', 'pays_for_heating': 'yes', 'adl_help': ['bathing', 'dressing'], 'nursing_facility_level_of_care': 'assessed_yes', 'caring_for_someone': 'yes', 'screening_for': 'someone_i_care_for', 'age': 78, 'household_size': 2, 'marital_status': 'married', 'medicare_parts': ['A', 'B', 'D'], 'living_situation': 'own_home', 'county': 'Yakima', 'monthly_income': '2200-2351', 'assets': '0-2000', 'care_recipient_age': 82, 'care_relationship': 'spouse', 'caregiver_age': 50}
+H3 = {'apple_health': 'categorically_needy', 'extra_help': 'no', 'disability': 'no', 'veteran_status': 'no', 'pays_for_heating': 'yes', 'adl_help': 'none', 'nursing_facility_level_of_care': 'assessed_no', 'caring_for_someone': 'no', 'screening_for': 'myself', 'has_unpaid_caregiver': 'no', 'age': 70, 'household_size': 1, 'marital_status': 'single', 'medicare_parts': ['A', 'B', 'D'], 'living_situation': 'own_home', 'county': 'Yakima', 'monthly_income': '2200-2351', 'assets': '0-2000'}
+
+
+def test_va_pension_excluded_for_the_person_screened_is_judged_for_the_one_they_care_for_in_either_mode():
+    for mode in ("someone_i_care_for", "myself"):
+        answers = {**N2, "screening_for": mode}
+        if mode == "myself":
+            answers.pop("caregiver_age", None)
+        va = own_results(screen(normalize(answers), on=ON))["va_pension"]
+        assert va.for_care_receiver and va.classification is not X, mode
+
+
+def test_a_single_enrolee_with_no_long_term_care_need_is_held_to_the_cn_income_standard():
+    warnings = [w for w in answer_warnings(normalize(H3), on=ON) if MISFIT in w]
+    assert len(warnings) == 1 and "categorically needy income standard" in warnings[0]
+    assessed = {**H3, "nursing_facility_level_of_care": "assessed_yes"}
+    assert not any(MISFIT in w for w in answer_warnings(normalize(assessed), on=ON))

@@ -334,6 +334,14 @@ def _income_misfit(profile: Profile, context: Context) -> str | None:
                 "special income level and spousal protections do not apply)"
         if profile.household_size != 1:
             return None
+        if not long_term_care_need(profile):
+            # no long-term-care need: the special income level (a long-term care limit, section 1c row 11) is not a
+            # route, so the single person's categorically needy income standard is (section 1a row 3b)
+            cn = at_or_below(profile.monthly_income, context.thresholds.for_unit(
+                "apple_health_cn_income", context.on, married=False), "household income")
+            return None if cn.status is not Status.FAIL else \
+                f"{cn.reason} (the categorically needy income standard; with no long-term-care need the special " \
+                "income level does not apply)"
         sil = at_or_below(profile.monthly_income, context.thresholds.amount("special_income_level", context.on),
                           "household income")
         return None if sil.status is not Status.FAIL else \
