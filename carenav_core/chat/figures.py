@@ -362,6 +362,7 @@ def _payable_part(chosen: tuple[ValuationRow, ...], names: tuple[str, ...], text
         figures.append(Figure(kind=FigureKind.TOTAL, label=text, codes=tuple(n for _, n in kept),
                               rows=tuple(r.label for r, _ in kept), setting=setting, inputs=amounts,
                               value=_cents(sum(amounts, Decimal(0))), percent=None, place=kept[0][0].locality,
+                              counts=tuple(counts.get(r.hcpcs, 1) for r, _ in kept) if counts else (),
                               how=f"{' and '.join(n for _, n in left)} {'is' if len(left) == 1 else 'are'} left "
                                   f"out: {left_out_reason([r for r, _ in left], field)}"))
     return figures

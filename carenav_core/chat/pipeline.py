@@ -452,12 +452,19 @@ NOT_LOADED = (
      "together, and each part is stated only where an indexed rule's text gives it."),
     (re.compile(r"\bPart\s+B\s+drugs?\b|\baverage\s+sales\s+price\b|\bASP\s*\+|\bASP\b.{0,30}\b(?:drug|pay|paid|"
                 r"payment|rate)|\bJ-?codes?\b|\b(?:drugs?|biologicals?|infused|injected)\b.{0,40}\b(?:fee schedule|PFS)\b|"
-                r"\b(?:the\s+)?(?:chemotherapy|chemo|infused|injected|injectable)\s+drugs?\b|\bdrugs?\s+itself\b",
+                r"\b(?:the\s+)?(?:chemotherapy|chemo|infused|injected|injectable)\s+drugs?\b|\bdrugs?\s+itself\b|"
+                r"\bbiologics?\b|\bbiosimilars?\b",
                 re.IGNORECASE),
      "Part B drugs and biologicals given in a practitioner's office are paid under the average sales price (ASP) "
      "system (Social Security Act section 1847A, generally 106% of ASP), not the Physician Fee Schedule, and the loaded "
      "data hold no drug amounts; the fee schedule pays the drug's administration (for example 96372 or 96413), which "
      "can be asked by code."),
+    (re.compile(r"\bvaccines?\s+(?:itself|themselves)\b|\b(?:the|a)\s+(?:flu|influenza|pneumococcal|pneumonia|COVID(?:-19)?|"
+                r"hepatitis\s+B)\s+vaccines?\b(?!\s+admin)|\bvaccines?\b.{0,40}\b(?:paid|pay|payment|cost|price)\b",
+                re.IGNORECASE),
+     "Part B vaccines (influenza, pneumococcal, hepatitis B, COVID-19) are paid outside the Physician Fee Schedule, "
+     "generally at 95% of the average wholesale price, and the loaded data hold no vaccine amounts; the fee schedule "
+     "file lists their administration codes (for example G0008 for influenza), whose status says how they are paid."),
     (re.compile(r"\b(?:sonographers?|technologists?|rad(?:iology)?\s+techs?|medical\s+assistants?|clinical\s+staff|"
                 r"nurses?(?!\s+practitioners?))\b(?:'s)?.{0,60}\b(?:paid|pay|payment|bill(?:ed|s)?)\b|\b(?:paid|pay|"
                 r"payment|bill(?:ed|s)?)\b.{0,40}\b(?:sonographers?|technologists?|medical\s+assistants?|nurses?"

@@ -957,7 +957,7 @@ _SAME_SESSION = re.compile(
     r"|\b(?:one|a single)\s+(?:session|day|encounter|operative session|sitting|operation|surgery|visit)\b"
     # "during the same colonoscopy", "in one EGD", "at the same upper endoscopy": one scope session
     r"|\b(?:during|in|within|at)\s+(?:the\s+same|one|a\s+single|the|an?)\s+(?:[\w/-]+\s+){0,2}?"
-    r"(?:\w*scop(?:y|ies)|EGDs?)\b"
+    r"(?:\w*scop(?:y|ies)|scopes?|EGDs?)\b"
     r"|\b(?:at|in) the same time\b", re.IGNORECASE)
 
 

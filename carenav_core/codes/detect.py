@@ -106,7 +106,10 @@ def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[s
         for synonym in family.synonyms:
             by_synonym[_normal(synonym)] = family.key
     alternatives = sorted(by_synonym, key=len, reverse=True)
-    parts = [r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s)) for s in alternatives]
+    acronyms = {_normal(s) for family in families for s in family.synonyms if s.isupper() and s.endswith("S")}
+    # an acronym ending in S keeps its S upper case: "CTS" (caregiver training services) is not "CTs" (CT scans)
+    parts = [re.escape(s[:-1]) + "(?-i:S)" if s in acronyms else
+             r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", s)) for s in alternatives]
     # a plural or possessive is the family too ("40 AWVs a week", "CCM's time rules")
     pattern = re.compile(r"(?<![\w])(" + "|".join(parts) + r")(?:'?s|’s)?(?![\w])", re.IGNORECASE)
     by_code = {code: family.key for family in families for code in family.codes}

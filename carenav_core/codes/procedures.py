@@ -134,6 +134,8 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
         if any(start < b and a < end for a, b in taken) or _SESSION_OF.search(text, 0, start):
             continue        # "at the same colonoscopy session": the words name the session, not another service
         normal = _normal(m.group(1))
+        if (then := _NOT_BEFORE.get(normal)) is not None and then.match(text, m.end()):
+            continue        # "an echo chamber" is no echocardiogram
         procedure = by_synonym.get(normal) or by_synonym[_singular(normal)]
         # "a screening and a diagnostic mammogram", "knee vs hip replacement": the first shares the second's noun
         if (shared := _SHARED.search(text, 0, start)) is not None and len(normal.split()) > 1:
@@ -204,6 +206,8 @@ def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]
     return tuple(dict.fromkeys(out))
 
 
+# a short synonym that is another thing before these words ("echo" of "an echo chamber")
+_NOT_BEFORE = {"echo": re.compile(r"\s+chambers?\b", re.IGNORECASE)}
 # words naming the session or occasion another service is in, right before a procedure's name
 _SESSION_OF = re.compile(r"\b(?:same|(?:during|within)\s+(?:a|an|the|that|this|one|a\s+single)|in\s+(?:the\s+same|one|a\s+single))"
                          r"\s+$", re.IGNORECASE)

@@ -321,6 +321,8 @@ def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit
 
 # Words after which a place is named ("in Seatle", "Spokane vs Tacoma"): only there is a near miss read as a place
 _LOCATIVE = {"IN", "AT", "NEAR", "AROUND", "VS", "VERSUS", "AND", "OR", "TO", "FROM", "FOR", "OF", "BETWEEN"}
+# words that name a place only in a list already naming one ("Seattle and Bostn"), not on their own ("for chiro")
+_WEAK_LOCATIVE = {"AND", "OR", "TO", "FOR", "OF"}
 _NOT_PLACES = {"PATIENTS", "PATIENT", "MEDICARE", "MEDICAID", "PRACTICE", "PRACTICES", "FACILITY", "OFFICE", "CLINIC",
                "CLINICS", "HOSPITAL", "HOSPITALS", "TOTAL", "URBAN", "RURAL", "STATES", "STATE", "COUNTY", "COUNTIES",
                "CITIES", "YEARS", "MONTHS", "CODES", "VISITS", "UNITS", "HOURS", "MINUTES", "DOLLARS", "PERCENT"}
@@ -381,8 +383,8 @@ def _respell(normal: str, hits: list[_Hit], index: _Index, aliases, original: st
             limit = _allowed_edits(written)
             if not limit or all(is_known_word(w[2]) for w in span):
                 continue            # "for reading", "a marine": words spelt right are not misspelt places
-            if original and all(len(w[2]) <= 5 and original[w[0]:w[1]].islower() for w in span):
-                continue            # "for chiro": a short word in lower case is a word (abbreviated), not a place
+            if words[i - 1][2] in _WEAK_LOCATIVE and not any(e <= start for _, e in covered):
+                continue            # "for chiro", "and DEXAs": after "for"/"and"/... only a list of places goes on
             near = {}
             for name in vocabulary.get(size, ()):
                 if name[0] == written[0] or limit == 1:

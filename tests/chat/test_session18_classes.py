@@ -256,3 +256,50 @@ def test_a_short_word_in_lower_case_is_no_misspelt_place(backends):
     assert {"98940", "98941", "98942"} <= {r.hcpcs for r in prepared.rows if r.in_focus}
     for question, place in (("99213 in seatle in 2026", "WA 02"), ("99213 in Bostn in 2026", "MA 01")):
         assert any(place in r.locality for r in prepare(question, backends, today=TODAY).rows if r.in_focus)
+
+
+@pytest.mark.parametrize("question, place", [("99214 in dalas 2026", "TX 11"), ("99213 in Seattle and bostn in 2026", "MA 01")])
+def test_misspelt_places_after_in_or_in_a_list_are_still_read(backends, question, place):
+    """(probe round 18) "in dalas": a place word after "in" is respelled whatever its case; after "and" only in a list
+    that already names a place."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(place in r.locality for r in prepared.rows if r.in_focus)
+
+
+def test_a_word_after_and_with_no_place_before_is_no_place(backends):
+    prepared = prepare("What do 3 mammograms and 2 DEXAs pay in 2026?", backends, today=TODAY)
+    assert not [r for r in prepared.rows if r.locality]
+
+
+def test_ct_scans_are_not_caregiver_training(backends):
+    prepared = prepare("2 head CTs and an abdominal ultrasound in 2026 - total?", backends, today=TODAY)
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} == {"70450", "76700"}
+    (figure,) = _figures(prepared, FigureKind.TOTAL)
+    assert figure.value == 2 * _row(prepared, "70450", 2026).payment_nonfac + _row(prepared, "76700", 2026).payment_nonfac
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("What does a cystoscopy with biopsy pay in 2026?", {"52204"}),
+    ("What does reading an echo pay in 2026?", {"93306"}),
+])
+def test_more_procedures_in_words(backends, question, codes):
+    prepared = prepare(question, backends, today=TODAY)
+    assert {r.hcpcs for r in prepared.rows if r.in_focus} == codes
+
+
+def test_the_same_knee_scope_is_one_session(backends):
+    prepared = prepare("29881 and 29877 during the same knee scope in 2025 - total?", backends, today=TODAY)
+    assert _figures(prepared, FigureKind.MULTIPLE, "facility")
+
+
+def test_a_code_left_out_of_a_counted_sum_keeps_the_sentence(backends):
+    prepared = prepare("2 units of 96372 and a flu shot in 2026 - total payment?", backends, today=TODAY)
+    assert "only 2 × 96372 pays" in said(prepared)
+
+
+@pytest.mark.parametrize("question", ["Does Medicare pay for the flu vaccine itself under the fee schedule?",
+                                      "How are biologics paid by Medicare Part B?"])
+def test_vaccines_and_biologics_are_said_to_be_paid_outside_the_fee_schedule(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any("outside the Physician Fee Schedule" in w.message or "average sales price" in w.message
+               for w in prepared.warnings)
