@@ -18,6 +18,7 @@ from typing import Sequence
 
 from carenav_core.codes import Detection
 from carenav_core.codes.families import load_families
+from carenav_core.codes.procedures import READING_VERB
 
 YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
 RANGE = re.compile(r"\b(?:from|between)\s+(?:CY\s?)?(20[1-3]\d)\s+(?:to|and|through|until)\s+(?:CY\s?)?(20[1-3]\d)\b"
@@ -1181,7 +1182,7 @@ def asked_modifier(text: str) -> str:
 
 # "paid for reading a chest x-ray", "interpreting an MRI", "the interpretation of a DXA scan": the professional
 # component (modifier 26) of a test, not the global amount; not "the interpretation of the rule"
-_READING = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret)|reads|interprets)\s+"
+_READING = re.compile(r"\b(?:" + READING_VERB + r"|reads|interprets)\s+"
                       r"(?:an?|the|this|that|each|their|his|her|\d+)\s+(?!(?:(?:CY\s*)?\d{4}\s+)?(?:PFS\s+|final\s+|proposed\s+)*(?:rules?|"
                       r"regulations?|policy|policies|statute|guidance|law|manual|preamble|CMS|question|data|files?|Federal|FR|"
                       r"comments?|text|table|addendum)\b)\w",

@@ -232,14 +232,19 @@ class ChangeCounts:
             f"{part('facility', self.fac)}."))
 
 
-def _years_compared(fee_db: duckdb.DuckDBPyConnection, plan: QuestionPlan) -> tuple[int, int] | None:
-    """(earlier, later) final years a whole-file count compares: the two asked (first and last), one asked against
-    the year before, or the newest loaded against the one before; None when one of them is not loaded."""
-    years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
-    asked = sorted(y for y in plan.years if y in years)
-    after = asked[-1] if asked else max(years)
-    before = asked[0] if len(asked) > 1 else after - 1
-    return None if before not in years or before >= after else (before, after)
+def _over_two_years(fee_db: duckdb.DuckDBPyConnection, plan: QuestionPlan, what: str, query):
+    """(earlier, later, query(earlier, later)) for a whole-file count over two final years: the two asked (first and
+    last), one asked against the year before, or the newest loaded against the one before; None when one of them is
+    not loaded or the file cannot be read (logged as `what`)."""
+    try:
+        years = {y for (y,) in fee_db.execute("SELECT DISTINCT cy FROM current_rvu").fetchall()}
+        asked = sorted(y for y in plan.years if y in years)
+        after = asked[-1] if asked else max(years)
+        before = asked[0] if len(asked) > 1 else after - 1
+        return None if before not in years or before >= after else (before, after, query(before, after))
+    except (NotBuiltError, duckdb.Error) as exc:
+        log.warning("no %s: %s", what, exc)
+        return None
 
 
 def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> ChangeCounts | None:
@@ -255,24 +260,17 @@ def change_counts(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
     m = _CHANGE_COUNT.search(text)
     if m is None or fee_db is None:
         return None
-    try:
-        pair = _years_compared(fee_db, plan)
-        if pair is None:
-            return None
-        before, after = pair
-        counted = fee_db.execute(
-            "WITH y AS (SELECT cy, hcpcs, round(total_nonfac * file_cf, 2) AS nf, round(total_fac * file_cf, 2) AS f "
-            "FROM current_rvu WHERE mod = '' AND status = 'A' AND cy IN (?, ?)), "
-            "a AS (SELECT * FROM y WHERE cy = ?), b AS (SELECT * FROM y WHERE cy = ?) "
-            "SELECT count(*), count(*) FILTER (WHERE b.nf < a.nf), count(*) FILTER (WHERE b.nf > a.nf), "
-            "count(*) FILTER (WHERE b.nf = a.nf), count(*) FILTER (WHERE b.f < a.f), "
-            "count(*) FILTER (WHERE b.f > a.f), count(*) FILTER (WHERE b.f = a.f) FROM a JOIN b USING (hcpcs)",
-            [before, after, before, after]).fetchone()
-    except (NotBuiltError, duckdb.Error) as exc:
-        log.warning("no change counts: %s", exc)
+    found = _over_two_years(fee_db, plan, "change counts", lambda before, after: fee_db.execute(
+        "WITH y AS (SELECT cy, hcpcs, round(total_nonfac * file_cf, 2) AS nf, round(total_fac * file_cf, 2) AS f "
+        "FROM current_rvu WHERE mod = '' AND status = 'A' AND cy IN (?, ?)), "
+        "a AS (SELECT * FROM y WHERE cy = ?), b AS (SELECT * FROM y WHERE cy = ?) "
+        "SELECT count(*), count(*) FILTER (WHERE b.nf < a.nf), count(*) FILTER (WHERE b.nf > a.nf), "
+        "count(*) FILTER (WHERE b.nf = a.nf), count(*) FILTER (WHERE b.f < a.f), "
+        "count(*) FILTER (WHERE b.f > a.f), count(*) FILTER (WHERE b.f = a.f) FROM a JOIN b USING (hcpcs)",
+        [before, after, before, after]).fetchone())
+    if found is None or not found[2][0]:
         return None
-    if not counted[0]:
-        return None
+    before, after, counted = found
     return ChangeCounts(before=before, after=after, both=counted[0], nonfac=tuple(counted[1:4]),
                         fac=tuple(counted[4:7]))
 
@@ -287,17 +285,12 @@ def new_code_note(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: Que
     schedule) listed up to 25; None when not asked or the years are not loaded."""
     if fee_db is None or _NEW_CODES.search(text) is None:
         return None
-    try:
-        pair = _years_compared(fee_db, plan)
-        if pair is None:
-            return None
-        before, after = pair
-        found = fee_db.execute(
-            "SELECT hcpcs, status, description FROM current_rvu WHERE cy = ? AND mod = '' AND hcpcs NOT IN "
-            "(SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '') ORDER BY hcpcs", [after, before]).fetchall()
-    except (NotBuiltError, duckdb.Error) as exc:
-        log.warning("no new codes: %s", exc)
+    result = _over_two_years(fee_db, plan, "new codes", lambda before, after: fee_db.execute(
+        "SELECT hcpcs, status, description FROM current_rvu WHERE cy = ? AND mod = '' AND hcpcs NOT IN "
+        "(SELECT hcpcs FROM current_rvu WHERE cy = ? AND mod = '') ORDER BY hcpcs", [after, before]).fetchall())
+    if result is None:
         return None
+    before, after, found = result
     paid = [(code, words) for code, status, words in found if status == "A"]
     shown = "; ".join(f"{code} ({words})" for code, words in paid[:25])
     return (f"In the CMS CY{after} RVU file, {len(found):,} codes (without a modifier) are not in the CY{before} "

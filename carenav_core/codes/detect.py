@@ -7,7 +7,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from carenav_core.codes.families import Family, load_families
-from carenav_core.codes.procedures import code_system, named_procedures, spellings
+from carenav_core.codes.procedures import READING_VERB, code_system, named_procedures, spellings
 
 # HCPCS Level II (letter + 4 digits), CPT (5 digits), CPT Category II/III (4 digits + F/T), vaccine
 # administration (4 digits + A, e.g. 0073A), PLA and MAAA codes (4 digits + U/M).
@@ -322,7 +322,7 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
     return text, (*read, *reversed(said))          # in the order the question names them
 
 
-_READING_OF = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))\s+(an?|the|their|this)\s+$",
+_READING_OF = re.compile(r"\b" + READING_VERB + r"\s+(an?|the|their|this)\s+$",
                          re.IGNORECASE)
 PROCEDURE_SIMILARITY = 0.9
 _AGENT = re.compile(r"(?:er|ers|ist|ists|or|ors)$")

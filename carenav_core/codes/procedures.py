@@ -159,7 +159,9 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
     return sorted(found, key=lambda f: f[0])
 
 
-_READ_OBJECT = re.compile(r"\b(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))\s+(?:an?|the|their|this)\s+"
+# the words that ask for a test's reading ("reading an EKG", "interpreting the MRI"): shared with detect and the planner
+READING_VERB = r"(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))"
+_READ_OBJECT = re.compile(r"\b" + READING_VERB + r"\s+(?:an?|the|their|this)\s+"
                           r"([A-Za-z]+(?:\s+[A-Za-z]+)?)", re.IGNORECASE)
 # "X and|or|vs Y noun [noun]": X may share the noun of a Y the registry does not name ("knee or shoulder arthroscopy")
 _ELIDED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\s+"

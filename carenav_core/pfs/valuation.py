@@ -31,6 +31,7 @@ class _CodeIndex:
     table: pa.Table
     positions: dict[str, list[int]]
     newest_final: int = 0          # the newest final CY of the build (a code missing from it was deleted or replaced)
+    first_final: int = 0           # the first final CY loaded (a code first seen later was new in its first year)
 
     def records(self, codes: list[str], modifiers: bool) -> list[dict]:
         rows = [i for code in codes for i in self.positions.get(code, ())]
@@ -54,7 +55,8 @@ def _code_index(con: duckdb.DuckDBPyConnection) -> _CodeIndex:
                 positions[code].append(position)
             finals = [cy for cy, kind in zip(table.column("cy").to_pylist(), table.column("kind").to_pylist())
                       if kind == "final"]
-            _indexes[build_id] = _CodeIndex(table=table, positions=dict(positions), newest_final=max(finals, default=0))
+            _indexes[build_id] = _CodeIndex(table=table, positions=dict(positions), newest_final=max(finals, default=0),
+                                           first_final=min(finals, default=0))
             while len(_indexes) > 2:
                 _indexes.popitem(last=False)
         return _indexes[build_id]
@@ -150,9 +152,7 @@ def first_final_years(con: duckdb.DuckDBPyConnection, codes: list[str] | tuple[s
     for record in index.records(sorted({c.upper() for c in codes}), False):
         if record["kind"] == "final":
             firsts[record["hcpcs"]] = min(firsts.get(record["hcpcs"], record["cy"]), record["cy"])
-    finals = [cy for cy, kind in zip(index.table.column("cy").to_pylist(), index.table.column("kind").to_pylist())
-              if kind == "final"]
-    return firsts, min(finals, default=0)
+    return firsts, index.first_final
 
 
 def _rule_for(record: dict, rules: RuleBook) -> Rule | None:
