@@ -8,11 +8,15 @@ Per line (data/indicators.toml gives each rule's meaning and section of Claims P
   multiple   indicators 1-3 on one date of service: procedures (each unit counts) ranked by fee x
              bilateral factor, the highest at 100%, every other at 50% (§40.6); more than five: noted
              ("by report"); under indicator 3 endoscopies of one family (one ENDO BASE code) are first one
-             procedure, the highest in full and each other less the base's fee at the locality; indicators
-             4-7 (imaging, therapy, cardiovascular, ophthalmology) are noted, not applied;
+             procedure, the highest in full and each other less the base's fee at the locality;
+  therapy    indicator 5 ("always therapy") on one date of service: every unit counts; the unit with the highest
+             practice-expense payment is paid in full, every other with 50% of its practice expense (work and
+             malpractice in full; dates of service from 2013-04-01);
+             indicators 4, 6, 7 (imaging, cardiovascular, ophthalmology technical components) are noted, not applied;
   surgeons   62 co-surgery 62.5% (indicator 1/2; 0 not permitted) (§40.8); 66 team surgery is priced by
              report by the MAC -> a line error; 80/81/82 assistant 16%, AS 13.6% (indicator 0/2; 1 and 9
-             not payable) (§20.4.3);
+             not payable) (§20.4.3); CQ/CO (PT/OT assistant) 85% from 2022-01-01 (SSA 1834(v)), kept in
+             the same "surgeon factor" (the practitioner's share);
   allowed    = fee x multiple-procedure factor x bilateral factor x surgeon factor, half-up to cents.
 Bad lines (unknown code, modifier not priced, date outside the loaded years, unknown locality, status
 not payable) are reported with the reason; the rest is priced.
@@ -31,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from carenav_core.pfs.indicators import IndicatorBook, indicator_values, load_indicators
 from carenav_core.pfs.locality import (Locality, LocalityDirectory, LocalityError, LocalityRow, _units, cents,
-                                       directory, price_row)
+                                       directory, locality_fee, price_row)
 from carenav_core.pfs.rows import ValuationRow
 from carenav_core.pfs.rules import load_rules
 from carenav_core.pfs.valuation import value
@@ -41,7 +45,15 @@ BILATERAL, CO_SURGERY, TEAM_SURGERY = "50", "62", "66"
 ASSISTANT = {"80": Decimal("0.16"), "81": Decimal("0.16"), "82": Decimal("0.16"),
              "AS": Decimal("0.136")}        # §20.4.3: 16%; non-physician AS: 85% of 16%
 CO_SURGERY_SHARE = Decimal("0.625")          # §40.8: 62.5% of the fee to each co-surgeon
-INFORMATIONAL = {"51", "59", "76", "77", "79", "RT", "LT", "XE", "XP", "XS", "XU", "GT", "95", "25", "57", "24"}
+INFORMATIONAL = {"51", "59", "76", "77", "79", "RT", "LT", "XE", "XP", "XS", "XU", "GT", "95", "25", "57", "24",
+                 "GP", "GO", "GN", "KX", "GA", "GY", "GZ"}  # therapy plan of care (PT/OT/SLP), therapy threshold, ABN
+# SSA 1834(v): outpatient PT/OT furnished in whole or in part by a PT assistant (CQ) or OT assistant (CO) is paid at 85%
+# from 2022-01-01 (the modifiers are required from 2020-01-01, with no reduction before 2022).
+THERAPY_ASSISTANT = {"CQ": "a physical therapist assistant", "CO": "an occupational therapy assistant"}
+THERAPY_ASSISTANT_SHARE, THERAPY_ASSISTANT_FROM = Decimal("0.85"), date(2022, 1, 1)
+THERAPY_ASSISTANT_SOURCE = ("SSA 1834(v); CY2020 PFS final rule 84 FR 62702-62707",
+                            "https://www.cms.gov/medicare/coding-billing/therapy-services/billing-examples-using-cq/"
+                            "co-modifiers-services-furnished-whole-or-part-ptas-and-otas")
 PAYABLE_STATUS = {"A", "R", "T"}
 HALF, ONE = Decimal("0.5"), Decimal("1")
 
@@ -224,6 +236,8 @@ class _Base:
     steps: list[Step] = field(default_factory=list)
     endoscopic: tuple[str, Decimal] | None = None     # (base code, its fee here) when the family rule priced the line
     endoscopic_paid: Decimal = Decimal(0)              # what the family rule pays its units (before surgeon factors)
+    therapy: tuple[int, int, Decimal, Decimal] | None = None  # (rank of its first unit, units reduced, reduced unit fee,
+    #                                                  what its units are paid) when the therapy MPPR priced the line
 
 
 def _step(ctx: _Context, name: str, key: str, value_: str, factor: Decimal | None, meaning: str | None = None) -> Step:
@@ -237,11 +251,11 @@ def _pricing_modifier(line: ClaimLine, ctx: _Context) -> str:
     own = ctx.modifiers_of.get(line.code, set())
     pricing = [m for m in line.modifiers if m in own]
     unknown = [m for m in line.modifiers if m not in own and m not in INFORMATIONAL
-               and m not in {BILATERAL, CO_SURGERY, TEAM_SURGERY, *ASSISTANT}]
+               and m not in {BILATERAL, CO_SURGERY, TEAM_SURGERY, *ASSISTANT, *THERAPY_ASSISTANT}]
     if unknown:
         rows = f"its PPRRVU modifier rows are {', '.join(sorted(own))}" if own else "it has no PPRRVU modifier rows"
         raise _Problem(f"modifier {', '.join(unknown)} is not priced for {line.code}: {rows}; payment modifiers "
-                       f"applied here: 50, 62, 66, 80, 81, 82, AS")
+                       f"applied here: 50, 62, 66, 80, 81, 82, AS, CQ, CO")
     if len(pricing) > 1:
         raise _Problem(f"modifiers {' and '.join(pricing)} each have their own RVU row; use one per line")
     return pricing[0] if pricing else ""
@@ -324,10 +338,27 @@ def _surgeons(base: _Base, ctx: _Context) -> None:
         note = " Indicator 0: payable only with documentation of medical necessity." if flag == "0" else ""
         base.steps.append(_step(ctx, f"assistant at surgery ({modifier})", "asst_surg", flag, ASSISTANT[modifier],
                                 ctx.indicators.explain("asst_surg", flag).meaning + note))
+    for modifier in (m for m in mods if m in THERAPY_ASSISTANT):
+        applies = base.claim.date_of_service >= THERAPY_ASSISTANT_FROM
+        if applies:
+            base.surgeon_factor *= THERAPY_ASSISTANT_SHARE
+        base.steps.append(Step(
+            name=f"therapy assistant ({modifier})", indicator=modifier,
+            factor=THERAPY_ASSISTANT_SHARE if applies else None,
+            meaning=f"furnished in whole or in part by {THERAPY_ASSISTANT[modifier]}: " +
+            ("paid at 85% of the amount otherwise paid" if applies else
+             f"the 85% payment applies from {THERAPY_ASSISTANT_FROM}; this date of service is paid in full"),
+            citation=THERAPY_ASSISTANT_SOURCE[0], href=THERAPY_ASSISTANT_SOURCE[1]))
 
 
 SURGICAL_MPPR = {"1", "2", "3"}
-NOT_APPLIED_MPPR = {"4", "5", "6", "7"}
+THERAPY_MPPR = "5"
+NOT_APPLIED_MPPR = {"4", "6", "7"}
+THERAPY_PE_SHARE = Decimal("0.5")     # of the practice expense of each therapy unit after the first, since 2013-04-01
+THERAPY_CITATION = ("Claims Processing Manual ch.5 (MPPR on \"always therapy\" services: 50% of the PE of the second "
+                    "and later units and procedures, same patient, same day, from 2013-04-01)",
+                    "https://www.ngsmedicare.com/web/ngs/physical-therapy/occupational-therapy/speech-therapy"
+                    "?selectedArticleId=865043")
 
 
 def _group(base: _Base) -> tuple[date, str]:
@@ -409,6 +440,34 @@ def _multiple(bases: list[_Base], ctx: _Context) -> dict[int, tuple[int, Decimal
     return result
 
 
+def _therapy(bases: list[_Base]) -> dict[tuple[date, str], int]:
+    """The therapy MPPR (indicator 5): per date of service, every unit of every "always therapy" line ranked by its
+    practice-expense payment at the line's locality (PE RVU x PE GPCI; ties in line order); the first unit is paid its
+    fee, every other its fee with half its PE (work and MP in full). Each such line's `_Base.therapy` is set when the
+    day has two units or more; returns the day's unit count per (date, role) group."""
+    by_day: dict[tuple[date, str], list[tuple[Decimal, int, int, _Base]]] = defaultdict(list)
+    for base in bases:
+        if base.flags.get("mult_proc") == THERAPY_MPPR and base.claim.date_of_service >= date(2013, 4, 1):
+            pe = (base.rvus[1] or Decimal(0)) * base.priced.place.gpci_pe
+            for unit in range(base.claim.units):
+                by_day[_group(base)].append((pe, base.claim.line, unit, base))
+    counts = {}
+    for group, units in by_day.items():
+        counts[group] = len(units)
+        if len(units) < 2:
+            continue
+        units.sort(key=lambda u: (-u[0], u[1], u[2]))
+        for position, (_, _, _, base) in enumerate(units, start=1):
+            work, pe, mp = base.rvus
+            reduced = locality_fee(work, None if pe is None else pe * THERAPY_PE_SHARE, mp, base.priced.place, base.cf)
+            reduced = base.fee if reduced is None else min(reduced, base.fee)     # never above the (capped) fee
+            rank, cut, _, paid = base.therapy or (position, 0, reduced, Decimal(0))
+            first = position == 1
+            base.therapy = (rank, cut + (0 if first else 1), reduced,
+                            paid + (base.fee if first else reduced) * base.bilateral_factor)
+    return counts
+
+
 def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> None:
     flag = base.flags.get("mult_proc", "")
     if base.endoscopic is not None:
@@ -424,18 +483,29 @@ def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx
         base.steps.append(_step(ctx, f"multiple procedure (rank {rank} of {day_count})", "mult_proc", flag, factor,
                                 f"100% for the highest-ranked procedure, 50% for each other: factor {factor} "
                                 f"over {base.claim.units} unit(s).{extra}"))
+    if base.therapy is not None:
+        rank, cut, reduced, _ = base.therapy
+        explained = ctx.indicators.explain("mult_proc", flag)
+        base.steps.append(Step(
+            name=f"therapy multiple procedure (rank {rank} of {day_count} units)", indicator=f"MULT PROC={flag}",
+            factor=factor, meaning=f"{explained.meaning} The day's unit with the highest practice-expense payment is "
+            f"paid in full, every other unit its fee with half its practice expense ({base.fee} -> {reduced}): "
+            f"{cut} of {base.claim.units} unit(s) reduced, factor {factor.quantize(Decimal('0.0001'))}.",
+            citation=THERAPY_CITATION[0], href=THERAPY_CITATION[1]))
     if flag in NOT_APPLIED_MPPR:
         base.steps.append(_step(ctx, "multiple procedure (not applied)", "mult_proc", flag, None,
                                 ctx.indicators.explain("mult_proc", flag).meaning + " NOT applied by this pricer."))
 
 
 def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> PricedLine:
-    if base.endoscopic is not None:     # the family rule's amount over the fee, rounded up in the tenth decimal so
+    exact = base.endoscopic_paid if base.endoscopic is not None else base.therapy[3] if base.therapy else None
+    if exact is not None:               # the rule's amount over the fee, rounded up in the tenth decimal so
         gross = base.fee * base.bilateral_factor    # that the workbook's ROUND(fee x factors, 2) gives `allowed`
-        factor = (base.endoscopic_paid / gross).quantize(Decimal("1e-10"), ROUND_CEILING) if gross else Decimal(0)
+        factor = (exact / gross).quantize(Decimal("1e-10"), ROUND_CEILING) if gross else Decimal(0)
         factor = factor if factor else Decimal(0)
+        rank = base.therapy[0] if base.therapy else rank
     _multiple_steps(base, rank, factor, day_count, ctx)
-    allowed = cents(base.endoscopic_paid * base.surgeon_factor) if base.endoscopic is not None else \
+    allowed = cents(exact * base.surgeon_factor) if exact is not None else \
         cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
     return PricedLine(claim=base.claim, priced=base.priced, pricing_modifier=base.pricing_modifier, cf=base.cf,
                       cf_label=base.cf_label, cf_reference=base.cf_reference, rvus=base.rvus,
@@ -489,12 +559,13 @@ def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
         except _Problem as exc:
             problems.append(LineError(line=line.line, code=line.code, reason=str(exc)))
     ranks = _multiple(bases, ctx)
+    therapy_units = _therapy(bases)
     per_day = defaultdict(int)
     for base in bases:
         if base.flags.get("mult_proc") in SURGICAL_MPPR:
             per_day[_group(base)] += base.claim.units
-    priced = [_finish(b, *ranks.get(b.claim.line, (0, Decimal(b.claim.units))), per_day[_group(b)], ctx)
-              for b in bases]
+    priced = [_finish(b, *ranks.get(b.claim.line, (0, Decimal(b.claim.units))),
+                      therapy_units[_group(b)] if b.therapy else per_day[_group(b)], ctx) for b in bases]
     notes = sorted({n for b in bases for n in [ctx.book.county_note(b.priced.national.cy)] if n})
     return PricedClaim(lines=sorted(priced, key=lambda p: p.claim.line),
                        errors=sorted(problems, key=lambda e: e.line), notes=notes)

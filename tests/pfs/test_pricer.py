@@ -231,3 +231,64 @@ def test_an_endoscopic_family_is_one_procedure_beside_other_surgery(fee_db):
     assert by_code["27447"].allowed == fees["27447"]                  # the largest block, in full
     assert by_code["45385"].allowed == cents(fees["45385"] * Decimal("0.5"))
     assert by_code["45380"].allowed == cents((fees["45380"] - fees["45378"]) * Decimal("0.5"))
+
+
+def _reduced(fee_db, code, cy, place_key, facility):
+    """The unit fee with half its practice expense (the therapy MPPR), from the national row and the GPCIs."""
+    rows, _ = value(fee_db, [code], years=50)
+    row = next(r for r in rows if r.cy == cy and not r.mod and not r.proposed)
+    place = directory(fee_db).find(cy, place_key)
+    pe = row.pe_fac_rvu if facility else row.pe_nonfac_rvu
+    return locality_fee(row.work_rvu, pe / 2, row.mp_rvu, place, row.cf), pe * place.gpci_pe
+
+
+@pytest.mark.parametrize("body, cy, place_key, facility", [
+    ("97110,GP,4,N,02402:02,2025-03-04\n97140,GP,2,N,02402:02,2025-03-04\n97161,GP,1,N,02402:02,2025-03-04\n",
+     2025, SEATTLE, False),
+    ("97530,GO,3,N,01112:05,2026-06-01\n97535,GO,2,N,01112:05,2026-06-01\n", 2026, "01112:05", False),
+    ("97116,GP,2,Y,13202:01,2024-06-03\n", 2024, "13202:01", True),   # after the Mar 9 CF change
+])
+def test_therapy_units_of_one_day_pay_half_the_practice_expense_after_the_first(fee_db, body, cy, place_key, facility):
+    claim = priced(fee_db, body)
+    assert not claim.errors                                   # GP/GO are accepted
+    units = []                                                # (PE payment, line, fee, reduced fee)
+    for line in claim.lines:
+        full = fee(fee_db, line.claim.code, cy, place_key, facility)
+        reduced, pe = _reduced(fee_db, line.claim.code, cy, place_key, facility)
+        units += [(pe, line.claim.line, full, reduced)] * line.claim.units
+    units.sort(key=lambda u: (-u[0], u[1]))
+    expected = {}
+    for position, (_, number, full, reduced) in enumerate(units):
+        expected[number] = expected.get(number, Decimal(0)) + (full if position == 0 else reduced)
+    for line in claim.lines:
+        assert line.allowed == expected[line.claim.line]
+        step = next(s for s in line.steps if s.name.startswith("therapy multiple procedure"))
+        assert step.indicator == "MULT PROC=5" and f"of {len(units)} units" in step.name
+    assert claim.total < sum(full for _, _, full, _ in units)
+
+
+def test_one_therapy_unit_and_other_days_are_not_reduced(fee_db):
+    claim = priced(fee_db, "97110,GP,1,N,02402:02,2025-03-04\n97110,GP,1,N,02402:02,2025-03-05\n"
+                           "99214,,1,N,02402:02,2025-03-04\n")
+    assert [l.allowed for l in claim.lines[:2]] == [fee(fee_db, "97110", 2025, SEATTLE, False)] * 2
+    assert not any(s.name.startswith("therapy") for l in claim.lines for s in l.steps)
+
+
+@pytest.mark.parametrize("day, share", [("2025-03-04", Decimal("0.85")), ("2021-06-01", Decimal("1"))])
+def test_therapy_assistant_modifier_pays_85_percent_from_2022(fee_db, day, share):
+    (line,) = priced(fee_db, f"97110,GP CQ,1,N,02402:02,{day}\n").lines
+    cy = int(day[:4])
+    assert line.allowed == cents(fee(fee_db, "97110", cy, SEATTLE, False) * share)
+    step = next(s for s in line.steps if s.name == "therapy assistant (CQ)")
+    assert "1834(v)" in step.citation and (step.factor == share if share < 1 else step.factor is None)
+
+
+def test_excel_formulas_recompute_therapy_and_assistant_lines(fee_db):
+    claim = priced(fee_db, "97110,GP,3,N,02402:02,2025-03-04\n97140,GP CQ,2,N,02402:02,2025-03-04\n"
+                           "97161,GP,1,N,02402:02,2025-03-04\n")
+    sheet = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))["Claim"]
+    header = [c.value for c in sheet[1]]
+    allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
+    for row in range(2, len(claim.lines) + 2):
+        assert _evaluate(sheet, sheet.cell(row=row, column=allowed).value, row) == pytest.approx(
+            sheet.cell(row=row, column=check).value, abs=1e-9)
