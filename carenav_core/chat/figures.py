@@ -1245,7 +1245,7 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
     final rows (each code's MULT PROC indicator read in `indicators`, all of one year) priced together under the
     multiple-procedure rule; no figure when no unit is reduced (the indicators then say why). An endoscopy's base code
     (its ENDO BASE indicator) is priced from the base's row of the same year, asked or not."""
-    if not plan.same_session:
+    if not (plan.same_session or plan.units_one_day):
         return []
     places = dict.fromkeys(["", *sorted({r.locality for r in rows if r.locality and r.in_focus})])
     return [f for place in places for f in _multiple_at(rows, indicators, plan, place)]
@@ -1270,6 +1270,12 @@ def _multiple_at(rows: Sequence[ValuationRow], indicators: Sequence, plan: Quest
             return []
         chosen.append((row, value, counts.get(code, 1)))
     if len({row.cy for row, _, _ in chosen}) != 1:
+        return []
+    if not plan.same_session and not (any(value == THERAPY_MULTIPLE for row, value, n in chosen if n > 1) and
+                                      not any(value in SURGICAL_MULTIPLE for row, value, n in chosen)):
+        # counted units ("4 units of 97110") are one day's, and the therapy services asked with them that day's visit
+        # ("6 units of 97140 and a 97161"): the therapy rule; a surgical procedure beside them is not said to be that
+        # day's, so no figure then
         return []
     cy = chosen[0][0].cy
     base_rows = {row.hcpcs: next((r for r in rows if r.hcpcs == base_of.get(row.hcpcs) and r.cy == cy and not r.mod
@@ -1322,13 +1328,23 @@ def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: 
             paid.append((row, value, amount, got, rule))
     for i, (row, value, amount) in enumerate(therapy):
         pe = getattr(row, _PE_FIELD[field]) or Decimal(0)
-        reduced = payment(getattr(row, _TOTAL_FIELD[field]) - pe / 2, row.cf)
+        reduced = payment(getattr(row, _TOTAL_FIELD[field]) - pe / 2, row.cf) if row.gpci is None else \
+            _half_pe_at(row, pe, amount)
         got = amount if i == 0 or reduced is None else reduced
         paid.append((row, value, amount, got, "full" if got == amount else "half PE"))
     paid += [(row, value, amount, amount, f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else
               f"none {value or 'blank'}") for row, value, amount in units
              if value not in SURGICAL_MULTIPLE and value != THERAPY_MULTIPLE and row.hcpcs not in family_bases]
     return paid
+
+
+def _half_pe_at(row: ValuationRow, pe: Decimal, amount: Decimal) -> Decimal | None:
+    """A locality row's amount with half its practice expense: (work x GPCI + PE/2 x GPCI + MP x GPCI) x CF, to
+    cents as pfs/locality.py prices it, never above the row's (OPPS-capped) amount."""
+    if row.work_rvu is None or row.mp_rvu is None or row.cf is None:
+        return None
+    work, practice, malpractice = row.gpci
+    return min(amount, _cents((row.work_rvu * work + pe / 2 * practice + row.mp_rvu * malpractice) * row.cf))
 
 
 def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal, str]], setting: str) -> Figure:

@@ -38,7 +38,8 @@ from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionP
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.glossary import glossary_sources, term_source
-from carenav_core.chat.schedule_rank import change_counts, new_code_note, rank_schedule, status_examples
+from carenav_core.chat.schedule_rank import (asks_new_codes, change_counts, new_code_note, rank_schedule,
+                                            status_examples, without_place_names_new)
 from carenav_core.chat.budget import Budget
 from carenav_core.chat.prompt import fit_prompt
 from carenav_core.chat.deterministic import (DEFINITION_KIND, FIXED_SENTENCES, NOT_RULE_TEXT, DeterministicWriter,
@@ -713,7 +714,8 @@ def as_valuation_row(row) -> ValuationRow:
                    if o.cf_label in periods)
     return dataclasses.replace(row.national, payment_nonfac=row.payment_nonfac, payment_fac=row.payment_fac,
                                label=row.label, locality=f"{place.state} {place.locality} {place.name}".strip(),
-                               named=True, in_focus=True, local_others=others)
+                               named=True, in_focus=True, local_others=others,
+                               gpci=(place.gpci_work, place.gpci_pe, place.gpci_mp))
 
 
 def _valuation(backends: Backends, detection: Detection, years: int, modifiers: bool = False
@@ -885,7 +887,7 @@ def _new_codes_note(backends: Backends, text: str, codes: Sequence[str], plan: Q
     """"Which RTM codes are new in 2026?", "When was G2211 introduced?": which of the codes first appear in the year's
     final file (absent from every earlier loaded one), or the year each first appears, computed from the loaded
     releases, not left to the reader."""
-    if backends.fee_db is None or not rows or not _NEW_ASKED.search(text):
+    if backends.fee_db is None or not rows or not _NEW_ASKED.search(without_place_names_new(text)):
         return ()
     try:
         firsts, first_loaded = first_final_years(backends.fee_db, codes)
@@ -951,8 +953,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     plan = plan_question(text, detection, today)
     ranked = None
     if valuation and not detection.codes and \
-            (ranked := rank_schedule(backends.fee_db, text, plan) or status_examples(backends.fee_db, text, plan))\
-            is not None and ranked.codes:
+            (ranked := rank_schedule(backends.fee_db, text, plan) or
+             # "how many of the codes new in 2026 have status A": the new-code count answers it, not status examples
+             (None if asks_new_codes(text) else status_examples(backends.fee_db, text, plan))) is not None and \
+            ranked.codes:
         # "Which code has the highest work RVU in 2026?": the file's ranking decides the codes, answered as asked
         detection = ranked.detection()
         plan = _rows_answer(plan_question(text, detection, today))
@@ -1015,7 +1019,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         _no_code_note(text, detection, factors, anesthesia, gpci) + _not_loaded_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
     multiple = multiple_figures(rows, indicators, plan)
-    if plan.same_session and not multiple and "mult_proc" not in asked_indicators(text):
+    if (plan.same_session or plan.units_one_day) and not multiple and "mult_proc" not in asked_indicators(text):
         # "G2211 with 99213 on the same day": no reduction applies, and the indicator was not asked: not stated
         indicators = tuple(f for f in indicators if f.meaning.key != "mult_proc")
     if plan.same_session and "endo_base" not in asked_indicators(text) and not any(

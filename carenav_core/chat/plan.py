@@ -18,7 +18,7 @@ from typing import Sequence
 
 from carenav_core.codes import Detection
 from carenav_core.codes.families import load_families
-from carenav_core.codes.procedures import READING_VERB
+from carenav_core.codes.procedures import READING_VERB, named_procedures
 
 YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
 RANGE = re.compile(r"\b(?:from|between)\s+(?:CY\s?)?(20[1-3]\d)\s+(?:to|and|through|until)\s+(?:CY\s?)?(20[1-3]\d)\b"
@@ -78,7 +78,9 @@ _RVU_NAMED = re.compile(r"\b(?:RVUs?|work RVU|practice expense|PE inputs?)\b", r
 _HOW_OR_WHY = re.compile(r"\b(?:how(?! many| much)|why|basis|deriv\w*|arriv\w*|determin\w*|calculat\w*|based on|"
                          r"methodolog\w*|inputs?)\b", re.IGNORECASE)
 _LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
-                     r"fees|price|priced|cost(?![\s-]shar)|allowed|worth)\b"
+                     r"fees|price|priced|cost(?![\s-]shar)|allowed|worth|"
+                     # "what does a radiologist get for reading chest x-rays", "what do physicians earn for 99214"
+                     r"(?:get|gets|earn|earns|make|makes|receive|receives)\s+(?:paid\s+)?for)\b"
                      r"(?!\s+(?:rules?|polic(?:y|ies)|requirements?|integrity))", re.IGNORECASE)   # not "payment rules"
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
 # is billed the same month?" is a rule question.
@@ -267,6 +269,7 @@ class QuestionPlan:
     practitioner: tuple[str, Decimal, str] | None = None   # who bills it, at a share of the fee: ("nurse practitioner", 0.85, law)
     nonpar: str = ""                     # "a non-participating physician": "nonpar"; "the limiting charge": "limiting"
     same_session: bool = False           # "11042 and 17000 in the same session": the multiple-procedure rule applies
+    units_one_day: bool = False          # "4 units of 97110": one line's units, billed for one day (the therapy MPPR)
     part_share: str = ""                 # "what share of 93306's global is the professional component": "26" or "TC"
     sequestration: bool = False          # "after the 2% sequestration": Medicare's share less 2%
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
@@ -481,6 +484,19 @@ def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
         rf"|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b", text, re.IGNORECASE))
 
 
+def counts_per_code(text: str, codes: tuple[str, ...]) -> bool:
+    """A count written on a code is that code's own when two codes are counted ("10 99213s and 5 93000s") or when
+    another code is named beside the one counted, with no rate ("a 99205 and 2 99214s": the 99205 is one).
+
+    >>> counts_per_code("A 99205 and 2 99214s in 2026", ("99205", "99214")), counts_per_code("30 99213s", ("99213",))
+    (True, False)
+    >>> counts_per_code("20 99213s a month and 99214", ("99213", "99214"))
+    False
+    """
+    counted = _counted(text, codes)
+    return len(counted) > 1 or (len(counted) == 1 and len(set(codes)) > 1 and not _RATE_ANYWHERE.search(text))
+
+
 def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     """How many of a written code the question bills, when more than one: "two units of 99498", "99439 x3",
     "3 × 99439", "99439 billed twice" (counts 2-99; a count of one is the default and not listed).
@@ -491,8 +507,8 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
     ((('99439', 3),), ())
     """
     found: dict[str, int] = {}
-    # "10 99213s and 5 93000s", "10 99213s and 2 units of 93000": with two codes counted, each count is its code's own
-    plural = len(_counted(text, codes)) > 1
+    # "10 99213s and 5 93000s", "a 99205 and 2 99214s": with another code beside it, each count is its code's own
+    plural = counts_per_code(text, codes)
     for code in codes:
         c = re.escape(code)
         for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
@@ -616,7 +632,7 @@ def _family_acronyms() -> frozenset[str]:
 NEGATIVE_BEFORE = re.compile(r"(?:^|[\s(:])(?:-|\u2212|minus\s+|negative\s+)$", re.IGNORECASE)
 
 
-def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
+def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...] | None = None) -> Volume | None:
     """The volume a question prices, if it writes one: a count of patients, visits, claims or services (not one of
     the codes or years written), its rate ("a month", "per week", "annually") and the span ("for a year", "over 6
     months", "annual").
@@ -654,10 +670,10 @@ def asked_volume(text: str, codes: tuple[str, ...] = ()) -> Volume | None:
     text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
     # "30 99213s", "200 99497's": a count of a code written in the plural counts its services (unless two codes are
     # counted, "10 99213s and 5 93000s": each count is then its code's units, asked_units)
-    if len(_counted(text, codes)) < 2:
+    if not counts_per_code(text, codes if written is None else written):      # `written`: the codes written out
         text = _CODE_PLURAL.sub(r"\1 \2 services", text)
     elif not _RATE_ANYWHERE.search(text):
-        return None         # "3 99232 visits and 2 99233 visits": each count is its code's units (asked_units)
+        return None         # "3 99232 visits and 2 99233 visits", "a 99205 and 2 99214s": each count is its code's units
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
             continue                                       # "-20 visits a month" is no volume (pipeline says so)
@@ -975,6 +991,26 @@ def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...])
     return (codes > 1 or any(n > 1 for _, n in units)) and bool(_SAME_SESSION.search(text))
 
 
+_UNIT_WORD = re.compile(rf"\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s+x\s*{_COUNT}\b|\bunits\b", re.IGNORECASE)
+# counts spread over visits, sessions, days or a period are not one day's units
+_OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|years?|monthly|weekly|daily|annual\w*|"
+                     r"episodes?|patients?|beneficiaries|panel|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
+
+
+def asks_units_one_day(text: str, units: tuple[tuple[str, int], ...]) -> bool:
+    """A count of billing units ("4 units of 97110", "97110 x 4"): one claim line's units, furnished on one day, so a
+    rule on the day's units (the therapy MPPR, indicator 5) applies to them; not counts of visits or over a period.
+
+    >>> asks_units_one_day("What does Medicare pay for 4 units of 97110?", (("97110", 4),))
+    True
+    >>> asks_units_one_day("4 units of 97110 a week for 6 weeks", (("97110", 4),))
+    False
+    >>> asks_units_one_day("10 99213 visits", (("99213", 10),)), asks_units_one_day("97110 in 2026", ())
+    (False, False)
+    """
+    return bool(units) and bool(_UNIT_WORD.search(text)) and not _OVER_TIME.search(text)
+
+
 def asked_nonpar(text: str) -> str:
     """'limiting' when the question asks for the limiting charge (or what a physician may bill the patient), 'nonpar'
     when it asks what a non-participating physician is paid, '' otherwise.
@@ -1177,7 +1213,21 @@ def asked_modifier(text: str) -> str:
         return lone.pop()
     if mod := next((mod for words, mod in _COMPONENT.items() if words in lowered), ""):
         return mod
-    return "26" if _READING.search(text) else ""
+    return "26" if _READING.search(text) or _reads_a_procedure(text) else ""
+
+
+# "reading chest x-rays", "interpreting echocardiograms": no determiner; what follows must be a procedure named in words
+_READING_BARE = re.compile(r"\b(?:" + READING_VERB + r"|reads|interprets)\s+(?=[A-Za-z])", re.IGNORECASE)
+
+
+def _reads_a_procedure(text: str) -> bool:
+    """The question reads (interprets) a procedure it names in words right after the verb, with no determiner.
+
+    >>> _reads_a_procedure("How much for reading chest x-rays?"), _reads_a_procedure("reading about APCM")
+    (True, False)
+    """
+    verbs = [m.end() for m in _READING_BARE.finditer(text)]
+    return bool(verbs) and any(start in verbs for start, _, _ in named_procedures(text))
 
 
 # "paid for reading a chest x-ray", "interpreting an MRI", "the interpretation of a DXA scan": the professional
@@ -1621,7 +1671,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     # (no year: the pipeline takes the newest final year the data hold for the code and the one before)
     measure = _measure(text)
     units = asked_units(text, named)
-    volume = asked_volume(text, detection.codes) if detection.codes else None
+    # the codes written count for whose count a number is (a family's members are alternatives, not codes beside)
+    volume = asked_volume(text, detection.codes, named) if detection.codes else None
     if volume is not None:      # "billed 20 times a month": the volume's count, not 20 units of each service
         units = tuple(u for u in units if not (u[1] == volume.count and (volume.noun == "units" or
                                                re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE))))
@@ -1653,8 +1704,11 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     practitioner = asked_practitioner(text) if detection.codes else None
     nonpar = asked_nonpar(text) if detection.codes else ""
     same_session = asks_same_session(text, len(named), units)
+    units_one_day = not same_session and asks_units_one_day(text, units)
     if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
         indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
+    elif units_one_day and "mult_proc" not in indicators:
+        indicators += ("mult_proc",)
     computed = bool(volume) or setting_gap or components or bool(rate or extreme or coinsurance or threshold) or \
         practitioner is not None or bool(nonpar)
     return QuestionPlan(named_codes=named, family_codes=family, families=detection.families, years=years,
@@ -1679,7 +1733,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
-                        nonpar=nonpar, same_session=same_session, part_share=part_share, sequestration=sequestration,
+                        nonpar=nonpar, same_session=same_session, units_one_day=units_one_day, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
                             r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),

@@ -279,11 +279,33 @@ _NEW_CODES = re.compile(r"\b(?:which|what|how\s+many|list)\b.{0,40}\bcodes?\b.{0
                         r"|\bnew\s+(?:HCPCS\s+|CPT\s+|billing\s+)?codes\b", re.IGNORECASE)
 
 
+# "New Orleans", "New Jersey": "New" before a capitalised word is a place's name, not a question about new codes
+_PLACE_NEW = re.compile(r"\bNew(?=\s+[A-Z][a-z])")
+
+
+def without_place_names_new(text: str) -> str:
+    """The text with the "New" of place names ("New Orleans", "New York") put out of the way of the new-code checks.
+
+    >>> without_place_names_new("What does 99213 pay in New Orleans? New codes too")
+    'What does 99213 pay in _ Orleans? New codes too'
+    """
+    return _PLACE_NEW.sub("_", text)
+
+
+def asks_new_codes(text: str) -> bool:
+    """"Which codes are new in 2026?", "How many of the codes new in 2026 have status A?" (not "in New York").
+
+    >>> asks_new_codes("How many of the codes new in 2026 have status A?"), asks_new_codes("codes paid in New York")
+    (True, False)
+    """
+    return _NEW_CODES.search(without_place_names_new(text)) is not None
+
+
 def new_code_note(fee_db: duckdb.DuckDBPyConnection | None, text: str, plan: QuestionPlan) -> str | None:
     """"Which codes are new in 2026?" with no code or family named: the codes (no modifier) of the year's final file
     that the year before's does not hold, counted over the whole file, with the status-A ones (paid under the fee
     schedule) listed up to 25; None when not asked or the years are not loaded."""
-    if fee_db is None or _NEW_CODES.search(text) is None:
+    if fee_db is None or not asks_new_codes(text):
         return None
     result = _over_two_years(fee_db, plan, "new codes", lambda before, after: fee_db.execute(
         "SELECT hcpcs, status, description FROM current_rvu WHERE cy = ? AND mod = '' AND hcpcs NOT IN "

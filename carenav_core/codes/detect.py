@@ -311,8 +311,8 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
                 else f"{text[:counted.start()]}{n} {codes[0]}s ({words}){text[end:]}"
         elif (reading := _READING_OF.search(text[:start])) is not None and "interpretation" in procedure.name.lower():
             # "for reading an EKG" -> "for an EKG interpretation (CPT 93010)": the reading is the procedure itself
-            text = f"{text[:reading.start()]}{reading.group(1)} {words} interpretation ({system} {', '.join(codes)})" \
-                   f"{text[end:]}"
+            text = f"{text[:reading.start()]}{reading.group(1) or 'the'} {words} interpretation " \
+                   f"({system} {', '.join(codes)}){text[end:]}"
         else:
             text = f"{text[:end]} ({system} {', '.join(codes)}){text[end:]}"
         # "knee" of "knee vs hip replacement" is said with the procedure it was read as
@@ -322,7 +322,7 @@ def _procedures_read(text: str, taken: list[tuple[int, int]], read: list[tuple[s
     return text, (*read, *reversed(said))          # in the order the question names them
 
 
-_READING_OF = re.compile(r"\b" + READING_VERB + r"\s+(an?|the|their|this)\s+$",
-                         re.IGNORECASE)
+_READING_OF = re.compile(r"\b" + READING_VERB + r"\s+(?:(an?|the|their|this|these|those|all|each|\d+|two|three|four|"
+                         r"five|six|ten)\s+)?$", re.IGNORECASE)
 PROCEDURE_SIMILARITY = 0.9
 _AGENT = re.compile(r"(?:er|ers|ist|ists|or|ors)$")

@@ -79,17 +79,32 @@ def load_procedures(path: Path = PROCEDURES_FILE) -> tuple[Procedure, ...]:
     return parse_procedures(path.read_text(encoding="utf-8"), source=str(path))
 
 
+# "with a biopsy", "of the head": an article after a linking word is no part of the procedure's name
+_LINK_ARTICLE = re.compile(r"\b(with|and|of|plus|for)[\s\-]+(?:an?|the)[\s\-]+", re.IGNORECASE)
+_LINKS = {"with", "and", "of", "plus", "for"}
+
+
 def _normal(text: str) -> str:
-    return " ".join(re.split(r"[\s\-]+", text.lower()))
+    """Lower case, words joined by one space, no article after a linking word ("cystoscopy with a biopsy" is
+    "cystoscopy with biopsy").
+
+    >>> _normal("CT of the Head"), _normal("cystoscopy with a  biopsy")
+    ('ct of head', 'cystoscopy with biopsy')
+    """
+    return " ".join(re.split(r"[\s\-]+", _LINK_ARTICLE.sub(r"\1 ", text.lower())))
 
 
 def _part(synonym: str) -> str:
-    """A synonym as a pattern: words joined by spaces or hyphens; a last word in "y" also as its plural in "ies"
-    ("cataract surgeries", "colonoscopies")."""
-    words = [re.escape(w) for w in re.split(r"[\s\-]+", synonym)]
+    """A synonym as a pattern: words joined by spaces or hyphens, an article allowed (not needed) after a linking word
+    ("cystoscopy with a biopsy", "CT of head"); a last word in "y" also as its plural in "ies" ("cataract surgeries",
+    "colonoscopies")."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", _normal(synonym))]
     if re.fullmatch(r"[a-z]+[^aeiou]y", words[-1]):
         words[-1] = words[-1][:-1] + "(?:y|ies)"
-    return r"[\s\-]+".join(words)
+    out = words[0]
+    for before, word in zip(words, words[1:]):
+        out += (r"[\s\-]+(?:(?:an?|the)[\s\-]+)?" if before in _LINKS else r"[\s\-]+") + word
+    return out
 
 
 def _singular(normal: str) -> str:
@@ -124,7 +139,9 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
     for m in _READ_OBJECT.finditer(text):
         words = list(re.finditer(r"[A-Za-z]+", m.group(1)))
         for size in range(len(words), 0, -1):
-            meant = by_synonym.get(_normal(" ".join(w.group(0) for w in words[:size]) + " interpretation"))
+            said = _normal(" ".join(w.group(0) for w in words[:size]))
+            meant = by_synonym.get(said + " interpretation") or \
+                by_synonym.get(re.sub(r"(?<=[a-z])s$", "", said) + " interpretation")     # "reading EKGs"
             if meant is not None:
                 found.append((m.start(1), m.start(1) + words[size - 1].end(), meant))
                 taken = [*taken, found[-1][:2]]
@@ -161,7 +178,9 @@ def named_procedures(text: str, taken: list[tuple[int, int]] = (),
 
 # the words that ask for a test's reading ("reading an EKG", "interpreting the MRI"): shared with detect and the planner
 READING_VERB = r"(?:reading|interpreting|interpretation\s+of|to\s+(?:read|interpret))"
-_READ_OBJECT = re.compile(r"\b" + READING_VERB + r"\s+(?:an?|the|their|this)\s+"
+# what may stand between the verb and what is read: "an EKG", "the ECGs", "2 EKGs", "EKGs"
+READ_DETERMINER = r"(?:(?:an?|the|their|this|these|those|all|each|\d+|two|three|four|five|six|ten)\s+)"
+_READ_OBJECT = re.compile(r"\b" + READING_VERB + r"\s+" + READ_DETERMINER + r"?"
                           r"([A-Za-z]+(?:\s+[A-Za-z]+)?)", re.IGNORECASE)
 # "X and|or|vs Y noun [noun]": X may share the noun of a Y the registry does not name ("knee or shoulder arthroscopy")
 _ELIDED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?([A-Za-z]+)\s+"
@@ -204,6 +223,8 @@ def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]
         phrase = text[start:m.end()]
         if any(_singular(_normal(p)) in by_synonym or _normal(p) in by_synonym for p in (phrase, m.group(2))):
             continue        # "during the same colonoscopy": a procedure the registry names (here the session)
+        if _SESSION_OF.search(text, 0, start):
+            continue        # "during the same sigmoidoscopy, 45331 and 45338": the session the codes are done in
         out.append(phrase)
     return tuple(dict.fromkeys(out))
 
@@ -211,8 +232,8 @@ def unread_procedures(text: str, read: list[tuple[int, int]]) -> tuple[str, ...]
 # a short synonym that is another thing before these words ("echo" of "an echo chamber")
 _NOT_BEFORE = {"echo": re.compile(r"\s+chambers?\b", re.IGNORECASE)}
 # words naming the session or occasion another service is in, right before a procedure's name
-_SESSION_OF = re.compile(r"\b(?:same|(?:during|within)\s+(?:a|an|the|that|this|one|a\s+single)|in\s+(?:the\s+same|one|a\s+single))"
-                         r"\s+$", re.IGNORECASE)
+_SESSION_OF = re.compile(r"\b(?:same|(?:during|within)\s+(?:a|an|the|that|this|one|a\s+single)|"
+                         r"(?:in|at)\s+(?:the\s+same|one|a\s+single))\s+$", re.IGNORECASE)
 # "X and (a) Y <noun>": X may be the first word of another procedure that shares Y's noun
 _SHARED = re.compile(r"\b([A-Za-z]+)\s+(?:and|or|vs\.?|versus|&|,)\s+(?:an?\s+|the\s+)?$", re.IGNORECASE)
 

@@ -136,6 +136,9 @@ def _county_items(area: CountyArea) -> list[tuple[str, str]]:
     ...     source_file="")
     >>> _county_items(area)
     [('DISTRICT OF COLUMBIA', 'DC'), ('ARLINGTON', 'VA'), ('FAIRFAX', 'VA'), ('MONTGOMERY', 'MD'), ("PRINCE GEORGE'S", 'MD')]
+    >>> _county_items(CountyArea(cy=2025, mac="01182", locality="18", state="CALIFORNIA", fee_schedule_area="",
+    ...     counties="LOS ANGELES /ORAGNGE CNTY", source_file=""))
+    [('LOS ANGELES', 'CA'), ('ORANGE', 'CA')]
     """
     items = []
     for group in area.counties.upper().split(";"):
@@ -144,11 +147,17 @@ def _county_items(area: CountyArea) -> list[tuple[str, str]]:
         inside = re.match(r"^(.*?) IN ([A-Z ]+)$", group)
         if inside and inside.group(2) in STATE_CODES:
             group, state = inside.group(1), STATE_CODES[inside.group(2)]
-        for part in re.split(r",|\bAND\b", group):
-            part = part.strip()
+        # "LOS ANGELES /ORAGNGE CNTY", "SAN FRANCISCO/ALAMEDA/CONTRA COSTA/SAN MATEO" (California from CY2024)
+        for part in re.split(r",|/|\bAND\b", group):
+            part = part.strip().removesuffix(" COUNTY").removesuffix(" CNTY").strip()
             if part:
-                items.append((part.removesuffix(" COUNTY").removesuffix(" CNTY"), state))
+                items.append((_MISSPELT_COUNTIES.get(part, part), state))
     return items
+
+
+# County names the CMS county-to-locality files misspell, as printed -> as spelt (CY2024 and CY2025 locality 18 of
+# California: "LOS ANGELES /ORAGNGE CNTY")
+_MISSPELT_COUNTIES = {"ORAGNGE": "ORANGE"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -323,6 +332,7 @@ def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit
 _LOCATIVE = {"IN", "AT", "NEAR", "AROUND", "VS", "VERSUS", "AND", "OR", "TO", "FROM", "FOR", "OF", "BETWEEN"}
 # words that name a place only in a list already naming one ("Seattle and Bostn"), not on their own ("for chiro")
 _WEAK_LOCATIVE = {"AND", "OR", "TO", "FOR", "OF"}
+WEAK_LOCATIVE_MIN = 6       # letters of a near miss read as a place after those words with no place named before it
 _NOT_PLACES = {"PATIENTS", "PATIENT", "MEDICARE", "MEDICAID", "PRACTICE", "PRACTICES", "FACILITY", "OFFICE", "CLINIC",
                "CLINICS", "HOSPITAL", "HOSPITALS", "TOTAL", "URBAN", "RURAL", "STATES", "STATE", "COUNTY", "COUNTIES",
                "CITIES", "YEARS", "MONTHS", "CODES", "VISITS", "UNITS", "HOURS", "MINUTES", "DOLLARS", "PERCENT"}
@@ -383,8 +393,10 @@ def _respell(normal: str, hits: list[_Hit], index: _Index, aliases, original: st
             limit = _allowed_edits(written)
             if not limit or all(is_known_word(w[2]) for w in span):
                 continue            # "for reading", "a marine": words spelt right are not misspelt places
-            if words[i - 1][2] in _WEAK_LOCATIVE and not any(e <= start for _, e in covered):
-                continue            # "for chiro", "and DEXAs": after "for"/"and"/... only a list of places goes on
+            if words[i - 1][2] in _WEAK_LOCATIVE and not any(e <= start for _, e in covered) and \
+                    len(written.replace(" ", "")) < WEAK_LOCATIVE_MIN:
+                continue            # "for chiro", "and DEXAs": after "for"/"and"/... a short near miss is a place
+                #                     only in a list of places ("Seattle and Bostn"); "for seatle doctors" is read
             near = {}
             for name in vocabulary.get(size, ()):
                 if name[0] == written[0] or limit == 1:

@@ -104,6 +104,7 @@ class ValuationRow:
     in_focus: bool = True          # a named code in a year the question asks about (shown first)
     # a locality row: its amounts at each other CF of the year, as pfs/locality.py prices them (not recomputed here)
     local_others: tuple[tuple[ConversionFactor, Decimal | None, Decimal | None], ...] = ()
+    gpci: tuple[Decimal, Decimal, Decimal] | None = None    # a locality row: its work, PE and MP GPCIs
 
     @property
     def code_with_modifier(self) -> str:
