@@ -74,7 +74,7 @@ def _card(card: Card) -> None:
         tier = f" · points to **{card.tier}**" if card.tier else ""
         st.markdown(f"**{card.result}**{tier} · confidence {card.confidence} · [official page]({card.official_url})")
         if card.judged_for:
-            st.caption(f"Judged for {card.judged_for}: this program serves the person receiving care.")
+            st.caption(f"Judged for {card.judged_for}: {card.judged_for_because}.")
         if card.also_judged:
             st.caption(card.also_judged)
         for notice in card.figures_missing:

@@ -105,6 +105,7 @@ class Card:
     retrieval_failed: bool
     tier: str = ""
     judged_for: str = ""
+    judged_for_because: str = ""   # why it was judged for them (`judged_for_reason`)
     figures_missing: tuple[str, ...] = ()
     contact: str = ""              # how to reach the program when its official link is a law (manifest `contact`)
     also_judged: str = ""          # the same program judged for the other person too (engine.also_for_care_receiver)
@@ -219,7 +220,24 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 contact=manifest[candidate.key].contact,
                 tier=_tier(result, profile, on) if profile is not None and on is not None else "",
                 judged_for="the person they care for" if result.for_care_receiver else "",
+                judged_for_because=judged_for_reason(result),
                 figures_missing=result.figures_missing, also_judged=also_judged(other) if other else "")
+
+
+SERVES_THE_PERSON_CARED_FOR = "the program serves the person receiving care"
+
+
+def judged_for_reason(result: ProgramResult) -> str:
+    """Why a result is the person cared for's, in words ('' for the person screened's own): a care program serves the
+    person receiving care (programs.md sections 2-5); a program serving either (VA pension: section 10) moved to them
+    because the person screened is excluded, with the criteria that exclude them (engine.screen_program)."""
+    if not result.for_care_receiver:
+        return ""
+    if result.replaces is None:
+        return SERVES_THE_PERSON_CARED_FOR
+    failed = "; ".join(f"{o.label} — {o.verdict.reason}" for o in result.replaces.failed_rules)
+    return f"the person screened is not likely to qualify themselves ({failed}), so it is judged for the person they " \
+           "care for instead"
 
 
 def whom(result: ProgramResult) -> str:
@@ -284,6 +302,12 @@ def summary_row(card: Card) -> SummaryRow:
     if card.classification == "likely_relevant" and status:   # MAC / TSOA: a statewide waitlist was reported
         step += f"; ask about the {status}"
     name = f"{card.name} — {card.tier}" if card.tier else card.name
+    # named for whom it was judged, as an exclusion row is (`_exclusion`): when that is the person cared for, or when
+    # the program was judged for both, so a row's why and "Ask" are never read as about the wrong person
+    if card.judged_for:
+        name += f" — for {card.judged_for}"
+    elif card.also_judged:
+        name += " — for the person screened"
     return SummaryRow(program=name, result=card.result, why=why, next_step=step)
 
 

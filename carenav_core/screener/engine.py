@@ -31,6 +31,9 @@ class ProgramResult:
     classification: Classification
     outcomes: tuple[Outcome, ...]
     for_care_receiver: bool = False   # judged on the facts of the person the screened caregiver cares for
+    # the person screened's own excluded result, when a program serving "either" was judged for the person they care
+    # for in its place (`screen_program`): why it moved, said on the card and in the warnings
+    replaces: ProgramResult | None = None
 
     @property
     def failed_rules(self) -> tuple[Outcome, ...]:
@@ -96,14 +99,18 @@ def open_where_contradicted(rule: Rule, subject: Profile, context: Context) -> O
 def screen_program(program: Program, profile: Profile, context: Context) -> ProgramResult:
     """Run one program's rules on the facts of the person it would serve: the person screened, or, for a care-receiver
     program, the one they care for when they care for someone and their own answers show no care need
-    (Profile.care_receiver, Profile.needs_care)."""
+    (Profile.care_receiver, Profile.needs_care). A program serving "either" (VA pension) excluded for the person
+    screened is judged for the one they care for, and that result kept (naming the exclusion it `replaces`) unless it
+    is excluded too: a person cared for who cannot be the program's claimant at all (a child under 18 is neither a
+    veteran nor a veteran's surviving spouse: programs.md section 10, va_pension.veteran_or_surviving_spouse) is
+    never shown in the person screened's place."""
     other = program.serves == "care_receiver" and profile.cares_for_another() and not profile.needs_care()
     result = judge(program, profile.care_receiver() if other else profile, context, for_care_receiver=other)
     if program.serves == "either" and result.classification is Classification.EXCLUDED and (
             profile.cares_for_another() or profile.also_a_caregiver()):
         theirs = judge(program, profile.care_receiver(), context, for_care_receiver=True)
         if theirs.classification is not Classification.EXCLUDED:
-            return theirs
+            return replace(theirs, replaces=result)
     return result
 
 

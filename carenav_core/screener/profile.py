@@ -309,7 +309,8 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
         found.append("The screening is for someone you care for, and the answers also say that person is a "
                      "caregiver. The Family Caregiver Support Program is judged both ways: for you as their caregiver, and "
                      "for them as a caregiver of an adult. The care programs (COPES, TSOA, MAC, PACE) are judged for "
-                     "them, and for the person they care for too, on what the answers say about that person.")
+                     "them, and for the person they care for too, on what the answers say about that person."
+                     f"{_moved_to_the_person_cared_for(profile, on or date.today())}")
     if contradictory(profile.has_unpaid_caregiver):
         found.append("The screening is for someone you care for, but the answers also say they have no unpaid "
                      "caregiver. Caregiver programs (MAC, the Family Caregiver Support Program) need an unpaid "
@@ -346,6 +347,17 @@ def answer_warnings(profile: Profile, *, on: date | None = None) -> tuple[str, .
     return (*found, *_enrolment_warnings(profile, on or date.today()))
 
 
+def _moved_to_the_person_cared_for(profile: Profile, on: date) -> str:
+    """' ' and a sentence naming each program judged for the person the person screened cares for in their place (VA
+    pension, which serves either: engine.screen_program), with the criteria that exclude the person screened; ''
+    when there is none (the person screened is not excluded, or the one they care for cannot claim it either)."""
+    from carenav_core.screener.engine import own_results, screen     # the engine reads the profile
+    moved = [r for r in own_results(screen(profile, on=on)).values() if r.replaces is not None]
+    return "".join(f" {r.program.name} is judged for the person they care for instead of for them, since the answers "
+                   f"rule it out for them ({'; '.join(o.verdict.reason for o in r.replaces.failed_rules)})."
+                   for r in moved)
+
+
 def _left_open(profile: Profile, on: date) -> dict[str, str]:
     """For each contradicted answer (`Profile.contradicted`), the sentence saying what it leaves open on the screening
     of `on`: the programs whose result it actually opened (engine.left_open_by), or that no result rests on it."""
@@ -358,8 +370,22 @@ def _left_open(profile: Profile, on: date) -> dict[str, str]:
         programs = left_open_by(results, name)
         found[name] = (f"Until then this answer decides nothing, and the results it would decide are left open: "
                        f"{'; '.join(programs)}." if programs else
-                       f"The results shown come out the same either way{UNLESS_CONTRADICTED.get(name, '')}.")
+                       f"The results shown come out the same either way{UNLESS_CONTRADICTED.get(name, '')}"
+                       f"{_would_move(profile, name, on)}.")
     return found
+
+
+def _would_move(profile: Profile, name: str, on: date) -> str:
+    """For "they care for no one" contradicted: the programs that, were they a caregiver after all, would be judged for
+    the person they care for in the person screened's place (VA pension: engine.screen_program), in words; '' when
+    none would (not excluded for the person screened, or the person cared for is a child who cannot claim it)."""
+    if name != "caring_for_someone":
+        return ""
+    from carenav_core.screener.engine import own_results, screen     # the engine reads the profile
+    moved = [r.program.name for r in own_results(screen(replace(profile, caring_for_someone=True), on=on)).values()
+             if r.replaces is not None]
+    return f", and {' and '.join(moved)} for that person in place of the person screened, whom the answers rule out" \
+        if moved else ""
 
 
 # What a contradicted answer, confirmed the other way, would add beyond the results shown (engine.screen)

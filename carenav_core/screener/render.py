@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from carenav_core.screener.assemble import Card, Report
+from carenav_core.screener.assemble import SERVES_THE_PERSON_CARED_FOR as SERVES, Card, Report
 
 SECTIONS = (("Why", "why"), ("What is not known yet", "missing"), ("What would change it", "what_would_change"),
             ("Information still needed", "still_needed"))
@@ -18,7 +18,7 @@ def _card_markdown(card: Card) -> list[str]:
     lines = [f"## {card.name}", "",
              f"**{card.result}**{tier} · confidence {card.confidence} · [official page]({card.official_url})", ""]
     if card.judged_for:
-        lines += [f"_Judged for {card.judged_for}: the program serves the person receiving care._", ""]
+        lines += [f"_Judged for {card.judged_for}: {card.judged_for_because or SERVES}._", ""]
     if card.also_judged:
         lines += [f"_{card.also_judged}_", ""]
     if card.retrieval_failed:
@@ -65,7 +65,7 @@ def _card_html(card: Card) -> str:
              f"<p><b>{escape(card.result)}</b>{tier} · confidence {escape(card.confidence)} · "
              f"<a href='{escape(card.official_url)}'>official page</a></p>"]
     if card.judged_for:
-        parts.append(f"<p><i>Judged for {escape(card.judged_for)}.</i></p>")
+        parts.append(f"<p><i>Judged for {escape(card.judged_for)}: {escape(card.judged_for_because or SERVES)}.</i></p>")
     if card.also_judged:
         parts.append(f"<p><i>{escape(card.also_judged)}</i></p>")
     parts.append(f"<p>{escape(card.summary)}</p>")

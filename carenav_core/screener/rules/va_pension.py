@@ -15,8 +15,18 @@ MONTHS = 12
 VETERAN_WORDS = {"veteran": "a veteran", "surviving_spouse": "a veteran's surviving spouse", "no": "not a veteran"}
 
 
+# Under this age a person can be neither a veteran (active-duty service of at least 90 days before 1980-09-08, else 24
+# months: programs.md section 10 row 2) nor a veteran's surviving spouse (section 10 rows 1-2 and the pension's
+# category): the pension is not theirs to claim. Not a VA figure, so not in data/programs (no source to tag it with).
+CLAIMANT_MIN_AGE = 18
+
+
 @rule(program=KEY, label="Veteran or surviving spouse", document="va_pension#age-and-category", legal=VA_FDC)
 def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
+    if is_unknown(profile.veteran_status) and not is_unknown(profile.age) and profile.age < CLAIMANT_MIN_AGE:
+        # the status not asked (the person a caregiver cares for: Profile.care_receiver) or not answered: a child's age
+        # settles it; an answer given is kept (answer_warnings flags an age under 18)
+        return verdict(False, f"age {profile.age}: a child can be neither a veteran nor a veteran's surviving spouse")
     missing = unknown(profile, "veteran_status")
     if missing:
         return missing
