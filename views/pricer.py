@@ -18,6 +18,10 @@ EXAMPLE = """code,modifier,units,facility,locality,date_of_service
 99999,,1,N,02402:02,2025-01-01
 99214,,1,N,02402:02,2019-06-01
 99214,QQ,1,N,99999:01,2025-01-01
+97110,GP,3,N,02402:02,2025-03-04
+97140,GP CQ,2,N,02402:02,2025-03-04
+74177,,1,N,13202:01,2026-02-10
+70450,,1,N,13202:01,2026-02-10
 """
 
 settings = app_settings()
@@ -74,6 +78,8 @@ st.download_button("Download Excel (formulas + provenance)", claim_workbook(clai
                    mime="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
 st.download_button("Download JSON", json.dumps(record, indent=1), file_name="carenav_claim.json", mime="application/json")
 st.caption("Allowed = fee × multiple-procedure factor × bilateral factor × surgeon factor, rounded to cents. RVUs come from "
-           "the latest release of the date of service's year; the CF is the one in force on that date. The endoscopic "
-           "family rule and the imaging/therapy reductions (multiple procedure indicators 3-7) are shown, not applied. "
-           + AMA_NOTICE)
+           "the latest release of the date of service's year; the CF is the one in force on that date. Per date of "
+           "service: surgery 100% / 50% (endoscopic families against their base code), therapy units after the first "
+           "with half their practice expense, and the imaging / cardiovascular / ophthalmology technical components "
+           "after the first less 50% / 25% / 20% (imaging professional components less 5%); each line's steps say "
+           "which. The surgeon factor also holds the PT/OT assistant's 85% (CQ/CO). " + AMA_NOTICE)

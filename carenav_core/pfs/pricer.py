@@ -12,7 +12,11 @@ Per line (data/indicators.toml gives each rule's meaning and section of Claims P
   therapy    indicator 5 ("always therapy") on one date of service: every unit counts; the unit with the highest
              practice-expense payment is paid in full, every other with 50% of its practice expense (work and
              malpractice in full; dates of service from 2013-04-01);
-             indicators 4, 6, 7 (imaging, cardiovascular, ophthalmology technical components) are noted, not applied;
+  diagnostic indicators 4 (imaging), 6 (cardiovascular), 7 (ophthalmology), each family on its own per date:
+             the technical component (TC) of the unit with the highest TC in full, each other's TC less 50% /
+             25% / 20%; under 4 also the professional component (PC) of each unit after the one with the highest
+             PC less 5%; a global line's TC and PC are its -TC and -26 rows at the locality (a line the OPPS cap
+             priced is not reduced, noted);
   surgeons   62 co-surgery 62.5% (indicator 1/2; 0 not permitted) (§40.8); 66 team surgery is priced by
              report by the MAC -> a line error; 80/81/82 assistant 16%, AS 13.6% (indicator 0/2; 1 and 9
              not payable) (§20.4.3); CQ/CO (PT/OT assistant) 85% from 2022-01-01 (SSA 1834(v)), kept in
@@ -238,6 +242,8 @@ class _Base:
     endoscopic_paid: Decimal = Decimal(0)              # what the family rule pays its units (before surgeon factors)
     therapy: tuple[int, int, Decimal, Decimal] | None = None  # (rank of its first unit, units reduced, reduced unit fee,
     #                                                  what its units are paid) when the therapy MPPR priced the line
+    parts: tuple[Decimal, Decimal] | None = None       # a diagnostic line's unit (TC, PC) amounts here (`_components`)
+    diagnostic: tuple[int, Decimal, Decimal, Decimal] | None = None  # (rank, TC cut, PC cut, what its units are paid)
 
 
 def _step(ctx: _Context, name: str, key: str, value_: str, factor: Decimal | None, meaning: str | None = None) -> Step:
@@ -353,7 +359,12 @@ def _surgeons(base: _Base, ctx: _Context) -> None:
 
 SURGICAL_MPPR = {"1", "2", "3"}
 THERAPY_MPPR = "5"
-NOT_APPLIED_MPPR = {"4", "6", "7"}
+# diagnostic families (indicator -> (technical-component cut, professional-component cut)) for the second and later
+# units of one family on one date (CY2020+: imaging PC 5% since 2017, cardiovascular and ophthalmology TC since 2013)
+DIAGNOSTIC_MPPR = {"4": (Decimal("0.50"), Decimal("0.05")), "6": (Decimal("0.25"), Decimal(0)),
+                   "7": (Decimal("0.20"), Decimal(0))}
+DIAGNOSTIC_NAME = {"4": "diagnostic imaging", "6": "diagnostic cardiovascular", "7": "diagnostic ophthalmology"}
+NOT_APPLIED_MPPR: set[str] = set()
 THERAPY_PE_SHARE = Decimal("0.5")     # of the practice expense of each therapy unit after the first, since 2013-04-01
 THERAPY_CITATION = ("Claims Processing Manual ch.5 (MPPR on \"always therapy\" services: 50% of the PE of the second "
                     "and later units and procedures, same patient, same day, from 2013-04-01)",
@@ -468,6 +479,63 @@ def _therapy(bases: list[_Base]) -> dict[tuple[date, str], int]:
     return counts
 
 
+def _components(base: _Base, ctx: _Context) -> tuple[Decimal, Decimal] | None:
+    """A diagnostic line's unit (TC, PC) amounts at its locality, setting and CF: a -TC line is all TC, a -26 line all
+    PC, a global line its own -TC and -26 rows priced here; None when a part has no row or amount."""
+    if base.pricing_modifier == "TC":
+        return base.fee, Decimal(0)
+    if base.pricing_modifier == "26":
+        return Decimal(0), base.fee
+    if base.pricing_modifier:
+        return None
+    amounts = []
+    for modifier in ("TC", "26"):
+        row = ctx.rows.get((base.claim.code, base.priced.national.cy, modifier))
+        if row is None:
+            return None
+        priced = price_row(row, base.priced.place, ctx.book, ctx.units_of(row), cf=base.cf)
+        amount = priced.uncapped_fac if base.claim.facility else priced.uncapped_nonfac
+        if amount is None:
+            return None
+        amounts.append(amount)
+    return amounts[0], amounts[1]
+
+
+def _diagnostic(bases: list[_Base], ctx: _Context) -> dict[tuple[date, str], int]:
+    """The diagnostic families' reductions (indicators 4, 6, 7; `DIAGNOSTIC_MPPR`): per date of service and family,
+    every unit of every line ranked by its TC amount (ties in line order), the first in full and each other's TC less
+    the family's cut; under 4 the PC ranked the same way by PC amount and cut 5% after the first. A line keeps its
+    fee less those cuts (`_Base.diagnostic`); one the OPPS cap priced is left out (its TC is the cap's). Returns the
+    day's unit count per (date, indicator)."""
+    by_day: dict[tuple[date, str], list[tuple[int, int, _Base]]] = defaultdict(list)
+    for base in bases:
+        flag = base.flags.get("mult_proc", "")
+        if flag in DIAGNOSTIC_MPPR and base.fee == base.uncapped_fee and \
+                (parts := _components(base, ctx)) is not None:
+            base.parts = parts
+            for unit in range(base.claim.units):
+                by_day[(base.claim.date_of_service, flag)].append((base.claim.line, unit, base))
+    counts = {}
+    for (day, flag), units in by_day.items():
+        counts[(day, flag)] = len(units)
+        if len(units) < 2:
+            continue
+        tc_cut, pc_cut = DIAGNOSTIC_MPPR[flag]
+        cuts: dict[int, list[Decimal]] = defaultdict(lambda: [Decimal(0), Decimal(0)])    # id(base) -> TC, PC cut
+        for part, cut in ((0, tc_cut), (1, pc_cut)):
+            if not cut:
+                continue
+            ranked = sorted(units, key=lambda u: (-u[2].parts[part], u[0], u[1]))
+            for _, _, base in ranked[1:]:
+                cuts[id(base)][part] += cents(base.parts[part] * cut)
+        ranked = sorted(units, key=lambda u: (-u[2].parts[0], u[0], u[1]))
+        for position, (_, _, base) in enumerate(ranked, start=1):
+            if base.diagnostic is None:
+                tc, pc = cuts[id(base)]
+                base.diagnostic = (position, tc, pc, base.fee * base.claim.units - tc - pc)
+    return counts
+
+
 def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> None:
     flag = base.flags.get("mult_proc", "")
     if base.endoscopic is not None:
@@ -492,18 +560,31 @@ def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx
             f"paid in full, every other unit its fee with half its practice expense ({base.fee} -> {reduced}): "
             f"{cut} of {base.claim.units} unit(s) reduced, factor {factor.quantize(Decimal('0.0001'))}.",
             citation=THERAPY_CITATION[0], href=THERAPY_CITATION[1]))
-    if flag in NOT_APPLIED_MPPR:
+    if base.diagnostic is not None:
+        rank, tc, pc, _ = base.diagnostic
+        tc_cut, pc_cut = DIAGNOSTIC_MPPR[flag]
+        said = f"TC {base.parts[0]} and PC {base.parts[1]} a unit; " if base.parts[0] and base.parts[1] else ""
+        base.steps.append(_step(
+            ctx, f"{DIAGNOSTIC_NAME[flag]} multiple procedure (rank {rank} of {day_count} units)", "mult_proc", flag,
+            factor, f"the day's unit with the highest technical component in full, each other's technical component "
+            f"less {tc_cut:.0%}" + (f" and, after the highest professional component, each professional component "
+                                    f"less {pc_cut:.0%}" if pc_cut else "") +
+            f": {said}cut {tc:.2f} (TC) + {pc:.2f} (PC) over {base.claim.units} unit(s), factor "
+            f"{factor.quantize(Decimal('0.0001'))}."))
+    elif flag in DIAGNOSTIC_MPPR and base.fee != base.uncapped_fee and day_count > 1:
         base.steps.append(_step(ctx, "multiple procedure (not applied)", "mult_proc", flag, None,
-                                ctx.indicators.explain("mult_proc", flag).meaning + " NOT applied by this pricer."))
+                                ctx.indicators.explain("mult_proc", flag).meaning + " Not applied to a line the OPPS "
+                                "cap priced (its technical component is the cap's amount)."))
 
 
 def _finish(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> PricedLine:
-    exact = base.endoscopic_paid if base.endoscopic is not None else base.therapy[3] if base.therapy else None
+    exact = base.endoscopic_paid if base.endoscopic is not None else base.therapy[3] if base.therapy else \
+        base.diagnostic[3] * base.bilateral_factor if base.diagnostic else None
     if exact is not None:               # the rule's amount over the fee, rounded up in the tenth decimal so
         gross = base.fee * base.bilateral_factor    # that the workbook's ROUND(fee x factors, 2) gives `allowed`
         factor = (exact / gross).quantize(Decimal("1e-10"), ROUND_CEILING) if gross else Decimal(0)
         factor = factor if factor else Decimal(0)
-        rank = base.therapy[0] if base.therapy else rank
+        rank = base.therapy[0] if base.therapy else base.diagnostic[0] if base.diagnostic else rank
     _multiple_steps(base, rank, factor, day_count, ctx)
     allowed = cents(exact * base.surgeon_factor) if exact is not None else \
         cents(base.fee * factor * base.bilateral_factor * base.surgeon_factor)
@@ -540,6 +621,11 @@ def _context(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine]) -> _Context
     wanted = {(l.date_of_service.year, l.code, next((m for m in l.modifiers if m in modifiers_of.get(l.code, ())), ""))
               for l in lines}
     flags = indicator_values(con, sorted(wanted))
+    # a global diagnostic line's reduction is of its technical (and professional) component: their own rows
+    diagnostic = sorted({code for (_, code, mod), f in flags.items() if not mod and f.get("mult_proc") in DIAGNOSTIC_MPPR})
+    if diagnostic:
+        finals += [r for r in value(con, diagnostic, years=years, modifiers=True)[0]
+                   if not r.proposed and r.mod in ("TC", "26")]
     # an endoscopy's base code prices its family (§40.6) whether or not a line bills it
     bases = sorted({f["endo_base"] for f in flags.values() if f.get("mult_proc") == "3" and f.get("endo_base")}
                    - set(codes))
@@ -560,12 +646,18 @@ def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
             problems.append(LineError(line=line.line, code=line.code, reason=str(exc)))
     ranks = _multiple(bases, ctx)
     therapy_units = _therapy(bases)
+    diagnostic_units = _diagnostic(bases, ctx)
     per_day = defaultdict(int)
     for base in bases:
         if base.flags.get("mult_proc") in SURGICAL_MPPR:
             per_day[_group(base)] += base.claim.units
+        elif base.flags.get("mult_proc") in DIAGNOSTIC_MPPR and base.diagnostic is None:
+            per_day[(base.claim.date_of_service, base.flags["mult_proc"])] += base.claim.units
     priced = [_finish(b, *ranks.get(b.claim.line, (0, Decimal(b.claim.units))),
-                      therapy_units[_group(b)] if b.therapy else per_day[_group(b)], ctx) for b in bases]
+                      therapy_units[_group(b)] if b.therapy else
+                      diagnostic_units[(b.claim.date_of_service, b.flags["mult_proc"])] if b.diagnostic else
+                      per_day[(b.claim.date_of_service, b.flags["mult_proc"])] if b.flags.get("mult_proc") in
+                      DIAGNOSTIC_MPPR else per_day[_group(b)], ctx) for b in bases]
     notes = sorted({n for b in bases for n in [ctx.book.county_note(b.priced.national.cy)] if n})
     return PricedClaim(lines=sorted(priced, key=lambda p: p.claim.line),
                        errors=sorted(problems, key=lambda e: e.line), notes=notes)

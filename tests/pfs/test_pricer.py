@@ -292,3 +292,54 @@ def test_excel_formulas_recompute_therapy_and_assistant_lines(fee_db):
     for row in range(2, len(claim.lines) + 2):
         assert _evaluate(sheet, sheet.cell(row=row, column=allowed).value, row) == pytest.approx(
             sheet.cell(row=row, column=check).value, abs=1e-9)
+
+
+@pytest.mark.parametrize("body, cy, place_key, flag, tc_cut, pc_cut", [
+    ("74177,,1,N,02402:02,2025-03-04\n70450,,1,N,02402:02,2025-03-04\n72148,,1,N,02402:02,2025-03-04\n",
+     2025, SEATTLE, "4", Decimal("0.50"), Decimal("0.05")),                           # imaging: TC 50%, PC 5%
+    ("93306,,1,N,13202:01,2026-05-05\n93880,,1,N,13202:01,2026-05-05\n", 2026, "13202:01", "6",
+     Decimal("0.25"), Decimal(0)),                                                    # cardiovascular: TC 25%
+    ("92134,,2,N,01112:05,2026-05-05\n", 2026, "01112:05", "7", Decimal("0.20"), Decimal(0)),   # ophthalmology
+    ("74177,,1,N,02402:02,2025-03-04\n70450,26,1,Y,02402:02,2025-03-04\n", 2025, SEATTLE, "4",
+     Decimal("0.50"), Decimal("0.05")),                                               # a -26 line: its PC only
+])
+def test_diagnostic_families_cut_the_technical_and_professional_parts_after_the_first(
+        fee_db, body, cy, place_key, flag, tc_cut, pc_cut):
+    """Indicators 4 / 6 / 7 on one date: each unit's TC (its -TC row here) ranked, the highest in full, each other
+    less the family's cut; imaging also each PC (its -26 row) after the highest less 5%. A global line is paid its fee
+    less its cuts."""
+    claim = priced(fee_db, body)
+    assert not claim.errors
+    units = []          # (line number, fee, TC, PC)
+    for line in claim.lines:
+        mod = line.pricing_modifier
+        facility = line.claim.facility
+        tc = Decimal(0) if mod == "26" else fee(fee_db, line.claim.code, cy, place_key, facility, mod="TC")
+        pc = Decimal(0) if mod == "TC" else fee(fee_db, line.claim.code, cy, place_key, facility, mod="26")
+        units += [(line.claim.line, line.fee, tc, pc)] * line.claim.units
+    cut = {number: Decimal(0) for number, *_ in units}
+    for part, rate in ((2, tc_cut), (3, pc_cut)):
+        for number, *_rest in sorted(units, key=lambda u: (-u[part], u[0]))[1:] if rate else []:
+            cut[number] += cents(dict((u[0], u) for u in units)[number][part] * rate)
+    for line in claim.lines:
+        assert line.allowed == line.fee * line.claim.units - cut[line.claim.line]
+        step = next(s for s in line.steps if "multiple procedure (rank" in s.name)
+        assert step.indicator == f"MULT PROC={flag}"
+    assert claim.total < sum(line.fee * line.claim.units for line in claim.lines)
+
+
+def test_a_diagnostic_code_alone_on_its_day_is_not_reduced(fee_db):
+    claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,1,N,02402:02,2025-03-05\n")
+    assert [l.allowed for l in claim.lines] == [l.fee for l in claim.lines]
+    assert not any("multiple procedure" in s.name for l in claim.lines for s in l.steps)
+
+
+def test_excel_formulas_recompute_diagnostic_lines(fee_db):
+    claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,2,N,02402:02,2025-03-04\n"
+                           "93306,,1,N,02402:02,2025-03-04\n93880,,1,N,02402:02,2025-03-04\n")
+    sheet = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))["Claim"]
+    header = [c.value for c in sheet[1]]
+    allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
+    for row in range(2, len(claim.lines) + 2):
+        assert _evaluate(sheet, sheet.cell(row=row, column=allowed).value, row) == pytest.approx(
+            sheet.cell(row=row, column=check).value, abs=1e-9)

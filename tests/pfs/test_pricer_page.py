@@ -24,8 +24,11 @@ def test_pricer_page_prices_the_example_and_lists_bad_lines(pfs_env):
     assert not at.exception
     lines, errors = at.dataframe[0].value, at.dataframe[1].value
     total = Decimal(at.metric[0].value.replace("$", "").replace(",", ""))
-    assert total == sum(Decimal(str(a)) for a in lines["allowed"]) and len(lines) == 6
+    assert total == sum(Decimal(str(a)) for a in lines["allowed"]) and len(lines) == 10
     assert set(errors["line"]) == {8, 9, 10}
+    steps = " ".join(lines["steps"])        # the therapy, PT-assistant and imaging rules are applied, not only noted
+    assert "therapy multiple procedure" in steps and "therapy assistant (CQ)" in steps
+    assert "diagnostic imaging multiple procedure" in steps
     assert any("§40.7" in m.value for m in at.markdown) and any("§20.4.3" in m.value for m in at.markdown)
 
 
