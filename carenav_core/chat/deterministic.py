@@ -600,8 +600,10 @@ def _co_surgery_sentence(figure: Figure) -> str:
 
 
 _YES_NO = re.compile(r"\s*(?:can|may|could|is|are|will|would)\b", re.IGNORECASE)
-_MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+|less-base(?:-50%)? \S+ \S+) (\S+) "
-                             r"ind (\S+)$")
+_MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+|less-base(?:-50%)? \S+ \S+|"
+                             r"tc-cut \S+ \S+ \S+ \S+) (\S+) ind (\S+)$")
+_DIAGNOSTIC_FAMILY = {"4": "diagnostic imaging", "6": "diagnostic cardiovascular services",
+                      "7": "diagnostic ophthalmology services"}
 
 
 def _multiple_sentence(figure: Figure) -> str:
@@ -635,6 +637,16 @@ def _multiple_sentence(figure: Figure) -> str:
                          f"{_money(amount)})")
             rules.append(f"the unit with the highest practice expense in full, 50% of the practice expense of each "
                          f"other unit: indicator {value}")
+        elif rule.startswith("tc-cut"):
+            _, tc, pc, tc_rate, pc_rate = rule.split()
+            cut = [f"${Decimal(tc):,} of its technical component"] if Decimal(tc) else []
+            cut += [f"${Decimal(pc):,} of its professional component"] if Decimal(pc) else []
+            parts.append(f"{many} at ${Decimal(got):,}{each} ({_money(amount)} less {' and '.join(cut)})")
+            rules.append(f"{_DIAGNOSTIC_FAMILY.get(value, 'diagnostic services')}: the technical component of each "
+                         f"after the highest at {(100 - Decimal(tc_rate)).normalize():f}%" +
+                         (f", the professional component of each after the highest at "
+                          f"{(100 - Decimal(pc_rate)).normalize():f}%"
+                          if Decimal(pc_rate) else "") + f": indicator {value}")
         elif rule.startswith("not applied"):
             parts.append(f"{many} ({_money(amount)}{each}; its indicator {value} reduction of technical components "
                          f"is not applied here)")
@@ -1476,7 +1488,9 @@ class DeterministicWriter:
         if prepared.indicators:       # "What is the bilateral surgery indicator for 27447?": the file's values first
             yield from ("- " + f.sentence() for f in prepared.indicators if f not in late)
             yield from ("- " + s for s in base_amount_sentences(prepared))
-        if (prepared.factors or local or indices) and not prepared.rows:
+        # a count over the whole file ("How many codes were added for 2024?"), a county's locality: a computed note
+        computed = any(w.kind is WarningKind.COMPUTED for w in prepared.warnings)
+        if (prepared.factors or local or indices or computed) and not prepared.rows:
             # the data answered it; rule text only when the question asks about the rule or why (the retrieved
             # paragraphs stay under Sources)
             if ASKS_RULE.search(prepared.question) or _ASKS_WHY.search(prepared.question):

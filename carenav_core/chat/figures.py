@@ -14,7 +14,7 @@ from typing import Sequence
 
 from carenav_core.chat.plan import Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
-from carenav_core.pfs.pricer import surgical_blocks
+from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, surgical_blocks
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
 CENT = Decimal("0.01")
@@ -1294,19 +1294,39 @@ def _multiple_at(rows: Sequence[ValuationRow], indicators: Sequence, plan: Quest
         else:
             bases = {code: (base.hcpcs, stated(base, field)) for code, base in base_rows.items()
                      if base is not None and stated(base, field) is not None}
-            paid = _reduced(units, field, bases)
+            paid = _reduced(units, field, bases, _component_amounts(rows, chosen, field, place))
             if paid is None:
                 continue
             figures.append(_multiple_figure(paid, setting))
     return figures
 
 
-def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: dict[str, tuple[str, Decimal]]
+def _component_amounts(rows: Sequence[ValuationRow], chosen: list, field: str, place: str
+                       ) -> dict[str, tuple[Decimal, Decimal]]:
+    """A diagnostic code's (technical, professional) amounts in this setting (indicators 4, 6, 7), read from its -TC and
+    -26 rows of the same CY and place shown as context (pipeline._component_rows nationally, pipeline._localities at a
+    place); a code without both is left out (its reduction then not applied)."""
+    found = {}
+    for row, value, _ in chosen:
+        if value not in DIAGNOSTIC_MPPR:
+            continue
+        part = {r.mod: stated(r, field) for r in rows if r.hcpcs == row.hcpcs and r.cy == row.cy and
+                r.mod in ("TC", "26") and r.locality == place and not r.proposed}
+        if part.get("TC") is not None and part.get("26") is not None:
+            found[row.hcpcs] = (part["TC"], part["26"])
+    return found
+
+
+def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: dict[str, tuple[str, Decimal]],
+             components: dict[str, tuple[Decimal, Decimal]] | None = None
              ) -> list[tuple[ValuationRow, str, Decimal, Decimal, str]] | None:
     """Each unit with what it is paid under its rule, highest first; None when nothing is reduced. `bases`: an
-    indicator-3 code's endoscopic base code and the base's amount in this setting. Each unit comes with its rule:
-    "full", "50%", "less-base 45378 378.10" (an endoscopy paid less its base), "less-base-50% ..." (and then halved as
-    the day's second procedure), "half PE", "not applied 4", "none 0"."""
+    indicator-3 code's endoscopic base code and the base's amount in this setting; `components`: a diagnostic code's
+    (TC, PC) amounts. Each unit comes with its rule: "full", "50%", "less-base 45378 378.10" (an endoscopy paid less
+    its base), "less-base-50% ..." (and then halved as the day's second procedure), "half PE", "tc-cut 37.30 0.00 25 0"
+    (a diagnostic unit's TC and PC cuts and their percents), "not applied 4", "none 0"."""
+    components = components or {}
+    diagnostic = _diagnostic_cuts(units, components)
     family_bases = {base: amount for base, amount in bases.values()}
     surgical = sorted((u for u in units if u[1] in SURGICAL_MULTIPLE or u[0].hcpcs in family_bases),
                       key=lambda u: -u[2])
@@ -1315,7 +1335,8 @@ def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: 
     # the day's surgical procedures ranked as the claim pricer ranks them (an endoscopic family is one procedure)
     blocks = surgical_blocks([(amount, row.hcpcs, bases[row.hcpcs][0] if value == ENDOSCOPIC_MULTIPLE and
                                row.hcpcs in bases else "") for row, value, amount in surgical], family_bases)
-    if len(blocks) < 2 and len(therapy) < 2 and not any(len(parts) > 1 for _, parts in blocks):
+    if len(blocks) < 2 and len(therapy) < 2 and not any(len(parts) > 1 for _, parts in blocks) and \
+            not any(tc or pc for tc, pc in diagnostic.values()):
         return None
     paid = []
     for index, (family, parts) in enumerate(blocks):
@@ -1332,10 +1353,42 @@ def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: 
             _half_pe_at(row, pe, amount)
         got = amount if i == 0 or reduced is None else reduced
         paid.append((row, value, amount, got, "full" if got == amount else "half PE"))
-    paid += [(row, value, amount, amount, f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else
-              f"none {value or 'blank'}") for row, value, amount in units
-             if value not in SURGICAL_MULTIPLE and value != THERAPY_MULTIPLE and row.hcpcs not in family_bases]
+    # the diagnostic units in the order paid (each family's highest technical component first), then the others
+    rest = [i for i, (row, value, _) in enumerate(units) if value not in SURGICAL_MULTIPLE and
+            value != THERAPY_MULTIPLE and row.hcpcs not in family_bases]
+    rest.sort(key=lambda i: (i not in diagnostic, -(components.get(units[i][0].hcpcs, (Decimal(0),))[0]), i))
+    for i in rest:
+        row, value, amount = units[i]
+        if i in diagnostic:
+            tc, pc = diagnostic[i]
+            tc_rate, pc_rate = DIAGNOSTIC_MPPR[value]
+            rule = f"tc-cut {tc} {pc} {(tc_rate * 100).normalize():f} {(pc_rate * 100).normalize():f}" \
+                if tc or pc else "full"
+            paid.append((row, value, amount, amount - tc - pc, rule))
+        else:
+            paid.append((row, value, amount, amount, f"not applied {value}" if value in NOT_APPLIED_MULTIPLE else
+                         f"none {value or 'blank'}"))
     return paid
+
+
+def _diagnostic_cuts(units: list[tuple[ValuationRow, str, Decimal]], components: dict[str, tuple[Decimal, Decimal]]
+                     ) -> dict[int, tuple[Decimal, Decimal]]:
+    """Index into `units` -> (TC cut, PC cut) for the diagnostic units (indicators 4, 6, 7) whose components are known,
+    each family on its own (as the claim pricer: pfs.pricer._diagnostic): after the unit with the highest TC, each
+    TC less the family's percent; imaging also each PC after the highest less 5%; one unit of a family is not cut."""
+    cuts: dict[int, list[Decimal]] = {}
+    for flag, (tc_rate, pc_rate) in DIAGNOSTIC_MPPR.items():
+        members = [i for i, (row, value, _) in enumerate(units) if value == flag and row.hcpcs in components]
+        for i in members:
+            cuts[i] = [Decimal(0), Decimal(0)]
+        if len(members) < 2:
+            continue
+        for part, rate in ((0, tc_rate), (1, pc_rate)):
+            if rate:
+                ranked = sorted(members, key=lambda i: (-components[units[i][0].hcpcs][part], i))
+                for i in ranked[1:]:
+                    cuts[i][part] = _cents(components[units[i][0].hcpcs][part] * rate)
+    return {i: (tc, pc) for i, (tc, pc) in cuts.items()}
 
 
 def _half_pe_at(row: ValuationRow, pe: Decimal, amount: Decimal) -> Decimal | None:
@@ -1361,6 +1414,9 @@ def _multiple_figure(paid: list[tuple[ValuationRow, str, Decimal, Decimal, str]]
     row = paid[0][0]
     full = sum((g[1] * g[2] for g in groups), Decimal(0))
     how = "; ".join(f"{g[0]} {g[4]} {g[3]} ind {g[5] or 'blank'}" for g in groups) + f" | without {full} 100% 50%"
+    if any(g[4].startswith("tc-cut") for g in groups):     # the diagnostic shares paid after the first: 50/75/80, 95
+        how += " " + " ".join(f"{(100 - Decimal(share)).normalize():f}%" for g in groups if g[4].startswith("tc-cut")
+                              for share in g[4].split()[3:])
     return Figure(kind=FigureKind.MULTIPLE, label=f"[computed: {' + '.join(dict.fromkeys(names))} on one day, "
                   f"{_short(row.label)}]", codes=names, rows=tuple(dict.fromkeys(p[0].label for p in paid)),
                   setting=setting, inputs=tuple(g[1] for g in groups), counts=tuple(g[2] for g in groups),

@@ -651,6 +651,18 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
                        (based.rows if based is not None else ()) if
                        (r.place.cy, r.place.mac, r.place.locality) in {(f.place.cy, f.place.mac, f.place.locality)
                                                                        for f in found})
+    if (plan.same_session or plan.units_one_day) and not plan.modifier and not plan.components:
+        # diagnostic procedures on one day at a place: their -TC / -26 amounts there, as context (figures.
+        # _component_amounts); a code without those rows has none
+        keys = {(f.place.cy, f.place.mac, f.place.locality) for f in found}
+        try:
+            for mod in ("TC", "26"):
+                priced = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None, modifier=mod)[1]
+                local += tuple(dataclasses.replace(as_valuation_row(r), in_focus=False, named=False)
+                               for r in (priced.rows if priced is not None else ()) if r.national.mod == mod and
+                               (r.place.cy, r.place.mac, r.place.locality) in keys)
+        except duckdb.Error as exc:
+            log.warning("locality lookup of component rows failed: %s", exc)
     # ambiguous: a name matched several localities ("Portland", "Texas"), not two places named ("Miami vs Seattle")
     ambiguous = match.ambiguous and len(match.matched) < len(places)
     rest = {c.matched: c.place for c in match.candidates if "rest of state" in c.how and not c.how.startswith("rural")}
@@ -826,6 +838,24 @@ def _endoscopic_bases(backends: Backends, rows: Sequence[ValuationRow], plan: Qu
     return {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")}
 
 
+def _component_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
+                    ) -> list[ValuationRow]:
+    """"74177 and 70450 on one day": imaging, cardiovascular and ophthalmology procedures on one day are reduced in
+    their technical (and imaging's professional) component (MULT PROC 4, 6, 7), so the asked codes' -TC and -26 rows
+    come along as context when the question did not ask a modifier (figures._component_amounts)."""
+    if plan.modifier or not (plan.same_session or plan.units_one_day):
+        return []
+    codes = sorted({r.hcpcs for r in rows if r.in_focus and not r.mod})
+    try:
+        found = value(backends.fee_db, codes, years=years, modifiers=True)[0] if codes else []
+    except duckdb.Error as exc:
+        log.warning("component rows failed: %s", exc)
+        return []
+    asked = {r.cy for r in rows if r.in_focus and not r.mod}
+    return [dataclasses.replace(r, in_focus=False, named=False) for r in found
+            if r.mod in ("TC", "26") and r.cy in asked and not r.proposed]
+
+
 def _endoscopic_base_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
                           ) -> list[ValuationRow]:
     """"45380 and 45385 on one day": endoscopies of one family (MULT PROC indicator 3) are paid against their ENDO BASE
@@ -973,6 +1003,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         else ([], [], ())
     if (plan.same_session or "endo_base" in plan.indicators) and rows and backends.fee_db is not None:
         rows = rows + _endoscopic_base_rows(backends, rows, plan, years)     # "what does 45380's base pay" too
+    if (plan.same_session or plan.units_one_day) and rows and backends.fee_db is not None:
+        rows = rows + _component_rows(backends, rows, plan, years)
     if detection.codes:
         warnings += _new_codes_note(backends, text, detection.explicit or detection.codes, plan, rows)
     if plan.reasons and not plan.years and plan.since is None and rows:
@@ -1018,6 +1050,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     warnings += noted + \
         _no_code_note(text, detection, factors, anesthesia, gpci) + _not_loaded_note(text)
     indicators = indicator_facts(backends.fee_db, rows, plan)
+    # the -TC / -26 rows brought as context for a diagnostic reduction (_component_rows) are not asked about
+    if (plan.same_session or plan.units_one_day) and not plan.modifier:
+        context_parts = {r.code_with_modifier for r in rows if r.mod in ("TC", "26") and not r.in_focus}
+        indicators = tuple(f for f in indicators if f.code not in context_parts)
     multiple = multiple_figures(rows, indicators, plan)
     if (plan.same_session or plan.units_one_day) and not multiple and "mult_proc" not in asked_indicators(text):
         # "G2211 with 99213 on the same day": no reduction applies, and the indicator was not asked: not stated

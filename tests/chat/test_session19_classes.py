@@ -205,3 +205,51 @@ def test_what_someone_gets_for_a_service_is_its_payment_not_a_rule_question(back
     prepared = prepare(question, backends, today=TODAY)
     assert Intent.LOOKUP in prepared.plan.intents
     assert "CCM" not in said(prepared)
+
+
+@pytest.mark.parametrize("question", ["How many codes were added to the fee schedule for 2024?",
+                                      "Which new codes for 2026 are payable under the fee schedule?"])
+def test_a_count_over_the_whole_file_quotes_no_unrelated_rule_text(backends, question):
+    """The computed count answers it; rule sentences about other things (comments out of scope, a correction's typo)
+    are not quoted as if they did (they stay under the sources)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(w.message.startswith("In the CMS CY") for w in prepared.warnings)
+    assert "CMS wrote" not in said(prepared)
+
+
+@pytest.mark.parametrize("question, cy, codes, tc_rate, pc_rate", [
+    ("What do 74177 and 70450 pay together on the same day in 2025?", 2025, {"74177": 1, "70450": 1},
+     Decimal("0.50"), Decimal("0.05")),
+    ("93306 and 93880 on the same day in 2026 - total?", 2026, {"93306": 1, "93880": 1}, Decimal("0.25"), Decimal(0)),
+    ("2 units of 92134 on one day in 2026?", 2026, {"92134": 2}, Decimal("0.20"), Decimal(0)),
+])
+def test_diagnostic_procedures_on_one_day_cut_their_components(backends, question, cy, codes, tc_rate, pc_rate):
+    """Imaging (4), cardiovascular (6), ophthalmology (7) on one day: each unit's technical component after the
+    highest less 50% / 25% / 20%, imaging's professional component after the highest less 5% (as the claim pricer),
+    from the codes' -TC and -26 rows shown as context."""
+    prepared = prepare(question, backends, today=TODAY)
+    (figure,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+
+    def part(code, mod):
+        return next(r for r in prepared.rows if r.hcpcs == code and r.mod == mod and r.cy == cy and not r.locality
+                    and not r.proposed).payment_nonfac
+    units = [(code, part(code, "TC"), part(code, "26")) for code, n in codes.items() for _ in range(n)]
+    cut = Decimal(0)
+    for index, rate in ((1, tc_rate), (2, pc_rate)):
+        if rate:
+            cut += sum(_cents(u[index] * rate) for u in sorted(units, key=lambda u: -u[index])[1:])
+    full = sum(_national(prepared, c, cy).payment_nonfac * n for c, n in codes.items())
+    assert figure.value == full - cut and cut > 0
+    assert figure.label in said(prepared)
+    assert not any(f.code.endswith(("-TC", "-26")) for f in prepared.indicators)
+
+
+def test_diagnostic_procedures_on_one_day_at_a_locality_match_the_claim_pricer(backends):
+    prepared = prepare("What do 74177 and 70450 pay together on the same day in Seattle in 2025?", backends,
+                       today=TODAY)
+    (local,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"
+                and f.place]
+    lines, errors = read_claim("code,modifier,units,facility,locality,date_of_service\n"
+                               "74177,,1,N,02402:02,2025-06-04\n70450,,1,N,02402:02,2025-06-04\n")
+    assert local.value == price_claim(backends.fee_db, lines, errors).total
+    assert not any("not computed here" in w.message for w in prepared.warnings)
