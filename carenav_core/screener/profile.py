@@ -369,7 +369,8 @@ def _left_open(profile: Profile, on: date) -> dict[str, str]:
     for name in profile.contradicted():
         programs = left_open_by(results, name)
         found[name] = (f"Until then this answer decides nothing, and the results it would decide are left open: "
-                       f"{'; '.join(programs)}." if programs else
+                       f"{'; '.join(programs)}{UNLESS_CONTRADICTED.get(name, '')}{_would_move(profile, name, on)}."
+                       if programs else
                        f"The results shown come out the same either way{UNLESS_CONTRADICTED.get(name, '')}"
                        f"{_would_move(profile, name, on)}.")
     return found

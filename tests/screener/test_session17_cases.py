@@ -288,7 +288,8 @@ def test_the_not_caring_warning_names_fcsp_only_when_it_left_fcsp_open():
     assert own(**helped)["fcsp"].classification is L         # programs.md section 9 row 1: their own caregiver
     alone = {**S70, **NOT_CARING_BUT_DETAILS}
     warning = next(w for w in answer_warnings(normalize(alone), on=ON) if "not caring for anyone" in w)
-    assert warning.endswith("left open: Family Caregiver Support Program (FCSP), including respite.")
+    assert "left open: Family Caregiver Support Program (FCSP), including respite" in warning
+    assert "the care programs (COPES, TSOA, MAC, PACE) would also be judged for that person" in warning   # round 17 W1
     assert own(**alone)["fcsp"].classification is P
 
 

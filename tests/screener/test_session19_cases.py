@@ -241,3 +241,19 @@ def test_a_care_program_card_for_the_person_cared_for_keeps_its_own_reason():
     assert copes.judged_for_because == "the program serves the person receiving care"
     assert "_Judged for the person they care for: the program serves the person receiving care._" in \
         report_markdown(shown)
+
+
+# a25 (round 17): myself, 70, not a veteran, caring "no" but the age (80) and relationship of a person cared for given
+A25 = {**X02, "age": 70, "household_size": 1, "caring_for_someone": "no", "county": "Snohomish",
+       "living_situation": "rented_home", "care_recipient_age": 80, "care_relationship": "friend_or_neighbor"}
+
+
+@pytest.mark.parametrize("answers, moves", [(A25, True), ({**A25, "care_recipient_age": 12}, False),
+                                            ({**A25, "veteran_status": "veteran", "wartime_service": "yes"}, False)])
+def test_a_contradicted_caring_answer_says_what_it_would_move_when_it_leaves_programs_open(answers, moves):
+    """W1: "cares for no one" contradicted by a person cared for's age and relationship: the warning that lists what
+    the answer leaves open also says that, were they a caregiver, VA pension would be judged for that person in the
+    person screened's place (never for a child; not when the person screened's own VA result stands)."""
+    warning = next(w for w in answer_warnings(normalize(answers), on=ON) if "not caring for anyone" in w)
+    assert "left open" in warning or "come out the same" in warning
+    assert ("VA pension" in warning and "in place of the person screened" in warning) is moves
