@@ -117,17 +117,22 @@ def _evaluate(sheet, formula: str, row: int) -> float:
                              "MIN": min, "cell": cell, "SUM": sum})
 
 
-def test_excel_formulas_recompute_every_amount(fee_db):
-    claim = priced(fee_db, "27447,,1,Y,02402:02,2025-03-04\n27130,50,1,Y,02402:02,2025-03-04\n"
-                           "29881,,2,Y,02402:02,2025-03-04\n99214,,1,N,13202:01,2026-02-10\n99999,,1,N,02402:02,2025-01-01\n")
-    book = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))
-    sheet = book["Claim"]
+def _formulas_recompute(claim) -> None:
+    """Each Claim-sheet row's Allowed formula, evaluated on its own cells, gives CareNav's allowed amount."""
+    sheet = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))["Claim"]
     header = [c.value for c in sheet[1]]
     allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
     for row in range(2, len(claim.lines) + 2):
         formula = sheet.cell(row=row, column=allowed).value
         assert formula.startswith("=ROUND(")
         assert _evaluate(sheet, formula, row) == pytest.approx(sheet.cell(row=row, column=check).value, abs=1e-9)
+
+
+def test_excel_formulas_recompute_every_amount(fee_db):
+    claim = priced(fee_db, "27447,,1,Y,02402:02,2025-03-04\n27130,50,1,Y,02402:02,2025-03-04\n"
+                           "29881,,2,Y,02402:02,2025-03-04\n99214,,1,N,13202:01,2026-02-10\n99999,,1,N,02402:02,2025-01-01\n")
+    _formulas_recompute(claim)
+    book = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))
     assert [r[0].value for r in book["Errors"].iter_rows(min_row=2)] == [6]
     provenance = [c.value for row in book["Provenance"].iter_rows() for c in row if c.value]
     assert any(str(v).endswith("GPCI2025.csv") for v in provenance)
@@ -283,15 +288,15 @@ def test_therapy_assistant_modifier_pays_85_percent_from_2022(fee_db, day, share
     assert "1834(v)" in step.citation and (step.factor == share if share < 1 else step.factor is None)
 
 
-def test_excel_formulas_recompute_therapy_and_assistant_lines(fee_db):
-    claim = priced(fee_db, "97110,GP,3,N,02402:02,2025-03-04\n97140,GP CQ,2,N,02402:02,2025-03-04\n"
-                           "97161,GP,1,N,02402:02,2025-03-04\n")
-    sheet = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))["Claim"]
-    header = [c.value for c in sheet[1]]
-    allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
-    for row in range(2, len(claim.lines) + 2):
-        assert _evaluate(sheet, sheet.cell(row=row, column=allowed).value, row) == pytest.approx(
-            sheet.cell(row=row, column=check).value, abs=1e-9)
+@pytest.mark.parametrize("body", [
+    "97110,GP,3,N,02402:02,2025-03-04\n97140,GP CQ,2,N,02402:02,2025-03-04\n97161,GP,1,N,02402:02,2025-03-04\n",
+    "74177,,1,N,02402:02,2025-03-04\n70450,,2,N,02402:02,2025-03-04\n93306,,1,N,02402:02,2025-03-04\n"
+    "93880,,1,N,02402:02,2025-03-04\n",
+])
+def test_excel_formulas_recompute_therapy_assistant_and_diagnostic_lines(fee_db, body):
+    """The therapy, PT-assistant and diagnostic reductions are in the factors the workbook multiplies."""
+    claim = priced(fee_db, body)
+    _formulas_recompute(claim)
 
 
 @pytest.mark.parametrize("body, cy, place_key, flag, tc_cut, pc_cut", [
@@ -332,14 +337,3 @@ def test_a_diagnostic_code_alone_on_its_day_is_not_reduced(fee_db):
     claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,1,N,02402:02,2025-03-05\n")
     assert [l.allowed for l in claim.lines] == [l.fee for l in claim.lines]
     assert not any("multiple procedure" in s.name for l in claim.lines for s in l.steps)
-
-
-def test_excel_formulas_recompute_diagnostic_lines(fee_db):
-    claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,2,N,02402:02,2025-03-04\n"
-                           "93306,,1,N,02402:02,2025-03-04\n93880,,1,N,02402:02,2025-03-04\n")
-    sheet = openpyxl.load_workbook(io.BytesIO(claim_workbook(claim)))["Claim"]
-    header = [c.value for c in sheet[1]]
-    allowed, check = header.index("Allowed") + 1, header.index("CareNav allowed (check)") + 1
-    for row in range(2, len(claim.lines) + 2):
-        assert _evaluate(sheet, sheet.cell(row=row, column=allowed).value, row) == pytest.approx(
-            sheet.cell(row=row, column=check).value, abs=1e-9)
