@@ -16,7 +16,7 @@ Per line (data/indicators.toml gives each rule's meaning and section of Claims P
              the technical component (TC) of the unit with the highest TC in full, each other's TC less 50% /
              25% / 20%; under 4 also the professional component (PC) of each unit after the one with the highest
              PC less 5%; a global line's TC and PC are its -TC and -26 rows at the locality (a line the OPPS cap
-             priced is not reduced, noted);
+             priced is not reduced, noted; a line with 59 or XE is a session of its own);
   surgeons   62 co-surgery 62.5% (indicator 1/2; 0 not permitted) (§40.8); 66 team surgery is priced by
              report by the MAC -> a line error; 80/81/82 assistant 16%, AS 13.6% (indicator 0/2; 1 and 9
              not payable) (§20.4.3); CQ/CO (PT/OT assistant) 85% from 2022-01-01 (SSA 1834(v)), kept in
@@ -501,23 +501,32 @@ def _components(base: _Base, ctx: _Context) -> tuple[Decimal, Decimal] | None:
     return amounts[0], amounts[1]
 
 
+SEPARATE_SESSION = {"59", "XE"}      # a distinct procedure / separate encounter: a diagnostic session of its own
+
+
+def _session(base: _Base, flag: str) -> tuple[date, str, int]:
+    """The diagnostic session a line's units belong to: its date and family, and its own line when it carries 59 or
+    XE (a separate session that day, whose units are not reduced with the others)."""
+    return base.claim.date_of_service, flag, base.claim.line if SEPARATE_SESSION & set(base.claim.modifiers) else 0
+
+
 def _diagnostic(bases: list[_Base], ctx: _Context) -> dict[tuple[date, str], int]:
     """The diagnostic families' reductions (indicators 4, 6, 7; `DIAGNOSTIC_MPPR`): per date of service and family,
     every unit of every line ranked by its TC amount (ties in line order), the first in full and each other's TC less
     the family's cut; under 4 the PC ranked the same way by PC amount and cut 5% after the first. A line keeps its
-    fee less those cuts (`_Base.diagnostic`); one the OPPS cap priced is left out (its TC is the cap's). Returns the
-    day's unit count per (date, indicator)."""
-    by_day: dict[tuple[date, str], list[tuple[int, int, _Base]]] = defaultdict(list)
+    fee less those cuts (`_Base.diagnostic`); one the OPPS cap priced is left out (its TC is the cap's), and one with
+    modifier 59 or XE is a session of its own. Returns the day's unit count per (date, indicator)."""
+    by_day: dict[tuple[date, str, int], list[tuple[int, int, _Base]]] = defaultdict(list)
     for base in bases:
         flag = base.flags.get("mult_proc", "")
         if flag in DIAGNOSTIC_MPPR and base.fee == base.uncapped_fee and \
                 (parts := _components(base, ctx)) is not None:
             base.parts = parts
             for unit in range(base.claim.units):
-                by_day[(base.claim.date_of_service, flag)].append((base.claim.line, unit, base))
+                by_day[_session(base, flag)].append((base.claim.line, unit, base))
     counts = {}
-    for (day, flag), units in by_day.items():
-        counts[(day, flag)] = len(units)
+    for (day, flag, _), units in by_day.items():
+        counts[(day, flag)] = counts.get((day, flag), 0) + len(units)
         if len(units) < 2:
             continue
         tc_cut, pc_cut = DIAGNOSTIC_MPPR[flag]

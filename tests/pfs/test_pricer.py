@@ -337,3 +337,11 @@ def test_a_diagnostic_code_alone_on_its_day_is_not_reduced(fee_db):
     claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,1,N,02402:02,2025-03-05\n")
     assert [l.allowed for l in claim.lines] == [l.fee for l in claim.lines]
     assert not any("multiple procedure" in s.name for l in claim.lines for s in l.steps)
+
+
+def test_a_diagnostic_line_with_modifier_59_is_a_session_of_its_own(fee_db):
+    """59 / XE on an imaging line: another session that day, its components not cut with the first session's."""
+    claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,59,1,N,02402:02,2025-03-04\n")
+    assert [l.allowed for l in claim.lines] == [l.fee for l in claim.lines]
+    claim = priced(fee_db, "74177,,1,N,02402:02,2025-03-04\n70450,,1,N,02402:02,2025-03-04\n")
+    assert claim.lines[1].allowed < claim.lines[1].fee
