@@ -476,7 +476,9 @@ def _practitioner_sentence(figure: Figure) -> str:
                 f"{' (' + volume + ')' if volume else ''} bring in {_money(figure.value)} at {figure.percent:.0f}% of "
                 f"the {_payment_words(figure)} ({services:,} × {_money(figure.inputs[1])}, {figure.percent:.0f}% of "
                 f"{_money(figure.inputs[0])}; Social Security Act section {law}) {figure.label}.")
-    return (f"Billed by a {who}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
+    by = f"Furnished in whole or in part by a {who} (modifier {'CQ' if 'physical' in who else 'CO'})" \
+        if law == "1834(v)" else f"Billed by a {who}"
+    return (f"{by}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
             f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent:.0f}%: "
             f"{_money(figure.value)} (Social Security Act section {law}) {figure.label}.")
 

@@ -12,7 +12,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Sequence
 
-from carenav_core.chat.plan import Intent, QuestionPlan, Setting
+from carenav_core.chat.plan import THERAPY_ASSISTANT_FROM, Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
 from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, surgical_blocks
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
@@ -1151,6 +1151,8 @@ def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, compu
     if figures:             # the volume asked is what the practitioner's share applies to
         return figures
     for row, setting, amount in _asked_amounts(rows, plan):
+        if law == "1834(v)" and row.cy < THERAPY_ASSISTANT_FROM:
+            continue            # a PT/OT assistant's service is paid in full before 2022
         figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {_name(row)} {who} "
                               f"{share * 100:.0f}%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
                               setting=setting, inputs=(amount,), value=_cents(amount * share),

@@ -33,8 +33,8 @@ from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_
                                       compute_figures, locality_extremes, multiple_figures, nonpar_figures,
                                       periop_figures, practitioner_figures, timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts, meaning_sources
-from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, WHY, Intent, QuestionPlan, asked_indicators, asked_pos,
-                                    listed, narrowed_by_descriptor, plan_question)
+from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, THERAPY_ASSISTANT_FROM, WHY, Intent, QuestionPlan,
+                                    asked_indicators, asked_pos, listed, narrowed_by_descriptor, plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.glossary import glossary_sources, term_source
@@ -638,6 +638,10 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         return plan, rows, unsure + _unknown_place(text, match)
     local = tuple(as_valuation_row(r) for r in found)
     unsure += _capped_note(found)
+    unsure += tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{name}” is not a place the CMS locality "
+                                 f"and county files or the city list know, so every {state} locality is shown; name "
+                                 f"its county for one locality.")
+                    for name, state in match.unplaced)
     places = tuple(dict.fromkeys(r.locality for r in local))
     bases = sorted({r.hcpcs for r in rows if not r.in_focus and not r.mod} & _endoscopic_bases(backends, rows, plan)) \
         if plan.same_session else []
@@ -1083,6 +1087,12 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         figures = tuple(nonpar_figures(rows, plan) + assisting + co_surgery_figures(rows, indicators, plan) +
                         ([] if assisting else practitioner_figures(rows, plan, figures)) +
                         bilateral_figures(rows, indicators, plan)) + figures
+        if plan.practitioner is not None and plan.practitioner[2] == "1834(v)" and any(
+                r.in_focus and not r.proposed and r.cy < THERAPY_ASSISTANT_FROM for r in rows):
+            warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+                f"A service furnished in whole or in part by a PT or OT assistant (modifier CQ / CO) is paid at 85% "
+                f"only from January 1, {THERAPY_ASSISTANT_FROM} (Social Security Act section 1834(v)); before that "
+                f"it is paid the full amount shown.")),)
     # "27130 with modifier 54", "what share of 27130's payment is post-operative care": the part's amount leads
     figures = tuple(periop_figures(rows, indicators, plan, text)) + figures
     found = _sources(backends, text, detection)

@@ -481,7 +481,7 @@ def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
     """
     return tuple(code for code in codes for c in [re.escape(code)] if re.search(
         rf"\b{_COUNT}\s+(?:units?\s+of\s+|times\s+|x\s*|×\s*|\*\s*)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}(?:'|\u2019)?s?\b"
-        rf"|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b", text, re.IGNORECASE))
+        rf"|\b{_COUNT}(?:x|×)\s*{c}\b|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b", text, re.IGNORECASE))
 
 
 def counts_per_code(text: str, codes: tuple[str, ...]) -> bool:
@@ -512,6 +512,7 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
     for code in codes:
         c = re.escape(code)
         for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
+                        rf"\b{_COUNT}(?:x|×)\s*{c}\b",                                          # "3x 97110"
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
                         rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
                         *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)"] * plural):
@@ -953,7 +954,15 @@ PRACTITIONERS = ((re.compile(r"\bnurse practitioners?\b|\bNPs?\b", re.IGNORECASE
                  (re.compile(r"\bclinical nurse specialists?\b|\bCNSs?\b", re.IGNORECASE), "clinical nurse specialist",
                   Decimal("0.85"), "1833(a)(1)(O)"),
                  (re.compile(r"\b(?:clinical|licensed clinical) social workers?\b|\bLCSWs?\b|\bCSWs?\b",
-                             re.IGNORECASE), "clinical social worker", Decimal("0.75"), "1833(a)(1)(F)"))
+                             re.IGNORECASE), "clinical social worker", Decimal("0.75"), "1833(a)(1)(F)"),
+                 # furnished in whole or in part by a PT or OT assistant (modifier CQ / CO): 85% from 2022
+                 (re.compile(r"\bphysical therap(?:ist|y) assistants?\b|\bPT assistants?\b|\bPTAs?\b|\bCQ modifier\b|"
+                             r"\bmodifier CQ\b|\bwith CQ\b", re.IGNORECASE), "physical therapist assistant",
+                  Decimal("0.85"), "1834(v)"),
+                 (re.compile(r"\boccupational therap(?:ist|y) assistants?\b|\bOT assistants?\b|\bOTAs?\b|"
+                             r"\bCO modifier\b|\bmodifier CO\b"), "occupational therapy assistant", Decimal("0.85"),
+                  "1834(v)"))
+THERAPY_ASSISTANT_FROM = 2022       # SSA 1834(v): the 85% applies to services from January 1, 2022
 
 
 # A non-participating physician is paid 95% of the fee schedule amount (Social Security Act section 1848(a)(3)); on a
@@ -991,7 +1000,8 @@ def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...])
     return (codes > 1 or any(n > 1 for _, n in units)) and bool(_SAME_SESSION.search(text))
 
 
-_UNIT_WORD = re.compile(rf"\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s+x\s*{_COUNT}\b|\bunits\b", re.IGNORECASE)
+_UNIT_WORD = re.compile(rf"\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s*(?:x|×)\s*{_COUNT}\b|\bunits\b|"
+                        rf"\b{_COUNT}\s*(?:x|×)\s*[0-9A-Z]\d{{3}}[0-9A-Z]\b", re.IGNORECASE)
 # counts spread over visits, sessions, days or a period are not one day's units
 _OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|years?|monthly|weekly|daily|annual\w*|"
                      r"episodes?|patients?|beneficiaries|panel|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
@@ -1241,6 +1251,9 @@ _READING = re.compile(r"\b(?:" + READING_VERB + r"|reads|interprets)\s+"
 
 _BOTH_COMPONENTS = re.compile(
     r"\bprofessional\s+(?:and|&|\+|/)\s+technical\b|\btechnical\s+(?:and|&|\+|/)\s+professional\b"
+    # "how does the 77067 professional component compare with the technical component"
+    r"|\bprofessional\s+(?:component|part|portion)\b.{0,40}\btechnical\s+(?:component|part|portion)\b"
+    r"|\btechnical\s+(?:component|part|portion)\b.{0,40}\bprofessional\s+(?:component|part|portion)\b"
     r"|\bPC\s*(?:and|&|/|\+)\s*TC\b|\b(?:modifiers?\s+)?26\s*(?:and|&|/|\+)\s*TC\b|\bTC\s*(?:and|&|/|\+)\s*26\b"
     r"|\bcomponents\b.{0,60}\b(?:add up|sum|total|global)\b|\b(?:add up|sum)\b.{0,30}\bcomponents\b", re.IGNORECASE)
 

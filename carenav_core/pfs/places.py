@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,6 +73,9 @@ class PlaceMatch:
     matched: tuple[str, ...]      # the matched words, in order of appearance
     respelled: tuple[tuple[str, str], ...] = ()
     unsure: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # "Bethesda, Maryland": (the words before the state, the state) where no place was read from those words, so the
+    # state's localities are all shown
+    unplaced: tuple[tuple[str, str], ...] = ()
 
     @property
     def localities(self) -> tuple[Locality, ...]:
@@ -167,6 +170,7 @@ class _Index:
     counties: dict[str, list[tuple[str, str]]]      # COUNTY -> [(state, MAC:LOC)]
     rest_of_state: dict[str, list[str]]             # state -> MAC:LOC of "ALL (OTHER) COUNTIES"
     names: dict[str, list[Locality]]                # phrase -> localities
+    keys_in_state: dict[str, frozenset[str]] = field(default_factory=dict)   # state -> MAC:LOC serving its counties
 
 
 @lru_cache(maxsize=8)
@@ -187,8 +191,12 @@ def _index(localities: tuple[Locality, ...], counties: tuple[CountyArea, ...]) -
             continue
         for county, state in _county_items(area):       # keyed as a question's words are read ("ST. LOUIS": "ST LOUIS")
             county_map.setdefault(" ".join(_normal(county).split()), []).append((state, key))
+    in_state: dict[str, set[str]] = {}
+    for rows in county_map.values():
+        for state, key in rows:
+            in_state.setdefault(state, set()).add(key)
     return _Index(by_key=by_key, by_state={s: tuple(v) for s, v in by_state.items()}, counties=county_map,
-                  rest_of_state=rest, names=names)
+                  rest_of_state=rest, names=names, keys_in_state={s: frozenset(k) for s, k in in_state.items()})
 
 
 def _explicit_hits(text: str, index: _Index) -> list[_Hit]:
@@ -246,6 +254,30 @@ def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
     return hits
 
 
+_BEFORE_COMMA = re.compile(r"((?:[A-Z][A-Z']*\s+){0,2}[A-Z][A-Z']*)\s*,")
+
+
+def _county_before_state_hits(text: str, original: str, index: _Index) -> list[_Hit]:
+    """"Fairfax, Virginia", "Montgomery, MD": a county the crosswalk lists in the state named right after it, written
+    without "County" (the longest run of up to three words before the comma); a state alone never makes one."""
+    hits = []
+    for m in _BEFORE_COMMA.finditer(text):
+        state = _state_after(text, m.end(1), original)
+        if state is None:
+            continue
+        words = m.group(1).split()
+        for size in range(len(words), 0, -1):
+            run = " ".join(words[-size:])
+            keys = [key for st, key in index.counties.get(run, []) if st == state]
+            if keys and run not in STATE_CODES:
+                start = m.start(1) + m.group(1).rfind(words[-size])
+                hits.append(_Hit(start=start, end=m.end(1), places=tuple(index.by_key[k] for k in dict.fromkeys(keys)
+                                                                          if k in index.by_key),
+                                 how=f"county {run} ({state})", rank=1))
+                break
+    return [h for h in hits if h.places]
+
+
 def _phrase_hits(text: str, index: _Index, aliases) -> list[_Hit]:
     hits = []
     for phrase, places in index.names.items():
@@ -296,35 +328,48 @@ def _rural(hits: list[_Hit], text: str, index: _Index) -> list[_Hit]:
 
 
 def _outermost(hits: list[_Hit]) -> list[_Hit]:
-    """Drop hits inside a longer hit (same-span hits all stay: "Portland" is a locality name and a city)."""
+    """Drop hits inside a longer hit (same-span hits all stay: "Portland" is a locality name and a city), and a
+    locality-name hit whose places a same-span city of data/places.toml narrows ("San Francisco" is in the names of
+    CA 05 and of CA 52, MARIN CNTY; the city is in San Francisco county: CA 05)."""
     kept = []
     for hit in hits:
         inside = any(o is not hit and o.start <= hit.start and hit.end <= o.end
                      and o.end - o.start > hit.end - hit.start for o in hits)
-        if not inside:
+        narrowed = hit.how.startswith("locality name") and any(
+            o.start == hit.start and o.end == hit.end and o.how.startswith("city") and set(o.places) < set(hit.places)
+            for o in hits)
+        if not inside and not narrowed:
             kept.append(hit)
     return kept
 
 
-def _narrow_by_state(hits: list[_Hit], states: set[str], text: str) -> list[_Hit]:
+def _in_state(place: Locality, state: str, index: _Index) -> bool:
+    """The locality is the state's, or serves a county of the state ("DC + MD/VA SUBURBS" serves Arlington, VA)."""
+    return place.state == state or place.key in index.keys_in_state.get(state, ())
+
+
+def _narrow_by_state(hits: list[_Hit], states: set[str], text: str, index: _Index | None = None) -> list[_Hit]:
     """A state named with more specific places confirms them: a state right after a place ("Portland,
     Maine") or of a place's locality goes, and the places keep only that state's localities when some
     are left; a state with no place of its own stays (all its localities)."""
     specific = [h for h in hits if h.rank < 4]
     if not specific:
         return hits
-    allowed = {p.key for h in specific for p in h.places if p.state in states}
+
+    def within(place: Locality, state: str) -> bool:
+        return _in_state(place, state, index) if index is not None else place.state == state
+    allowed = {p.key for h in specific for p in h.places if any(within(p, s) for s in states)}
     # only a hit with a place in a named state is narrowed to it ("Portland, Oregon"); another place stays ("vs Seattle")
     qualified = {(h.start, h.end) for h in specific if any(p.key in allowed for p in h.places)}
     narrowed = [_Hit(start=h.start, end=h.end, places=tuple(p for p in h.places if p.key in allowed), how=h.how,
                      rank=h.rank) if (h.start, h.end) in qualified else h for h in specific]
     narrowed = [h for h in narrowed if h.places]
     trailing = [h for h in hits if h.rank == 4 and any(s.end <= h.start and re.fullmatch(r"[\s,]*", text[s.end:h.start])
-                                                       and (any(p.state == h.places[0].state for p in s.places)
+                                                       and (any(within(p, h.places[0].state) for p in s.places)
                                                             or s.how.startswith("county"))
                                                        for s in specific)]
     lone = [h for h in hits if h.rank == 4 and h not in trailing
-            and not any(p.state == h.places[0].state for s in narrowed for p in s.places)]
+            and not any(within(p, h.places[0].state) for s in narrowed for p in s.places)]
     return narrowed + lone
 
 
@@ -449,7 +494,7 @@ def _recase(text: str, respelled: list[tuple[str, str]]) -> str:
 
 def _hits(text: str, normal: str, original: str, index: _Index, aliases) -> list[_Hit]:
     return _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases) \
-        + _state_code_hits(original, index)
+        + _state_code_hits(original, index) + _county_before_state_hits(normal, original, index)
 
 
 def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Index, *,
@@ -459,12 +504,20 @@ def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Inde
     # "Manhattan, Alaska, rest of Florida" lists places
     states = {h.places[0].state for h in hits if h.rank == 4} | {
         s for h in hits for s in [_state_after(normal, h.end, original)]
-        if s and (any(p.state == s for p in h.places) or h.how.startswith("county"))}
-    hits = sorted(_narrow_by_state(hits, states, normal), key=lambda h: (h.start, h.rank))
+        if s and (any(_in_state(p, s, index) for p in h.places) or h.how.startswith("county"))}
+    hits = sorted(_narrow_by_state(hits, states, normal, index), key=lambda h: (h.start, h.rank))
     candidates = tuple(PlaceCandidate(place=p, matched=text[h.start:h.end], how=h.how) for h in hits for p in h.places)
     match = PlaceMatch(candidates=candidates, ambiguous=False, matched=tuple(dict.fromkeys(text[h.start:h.end] for h in hits)))
+    unplaced = tuple((m.group(1), text[h.start:h.end]) for h in hits if h.rank == 4
+                     for m in [_NAME_BEFORE.search(original[:h.start])] if m and not any(
+                         o.start < m.end(1) and m.start(1) < o.end for o in hits if o is not h)
+                     and not is_known_word(m.group(1).split()[-1]))
     return PlaceMatch(candidates=candidates, ambiguous=len(match.localities) > 1, matched=match.matched,
-                      respelled=tuple(respelled), unsure=tuple(unsure))
+                      respelled=tuple(respelled), unsure=tuple(unsure), unplaced=unplaced)
+
+
+# "Bethesda, " right before a state: a capitalised name and a comma
+_NAME_BEFORE = re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})\s*,\s*$")
 
 
 def find_places_in(con, text: str, cy: int) -> PlaceMatch:

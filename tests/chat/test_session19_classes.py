@@ -253,3 +253,47 @@ def test_diagnostic_procedures_on_one_day_at_a_locality_match_the_claim_pricer(b
                                "74177,,1,N,02402:02,2025-06-04\n70450,,1,N,02402:02,2025-06-04\n")
     assert local.value == price_claim(backends.fee_db, lines, errors).total
     assert not any("not computed here" in w.message for w in prepared.warnings)
+
+
+# --- probe round 20 ---
+
+@pytest.mark.parametrize("question", ["3 x 97110 in 2025 - total?", "3x 97110 in 2025 - total?",
+                                      "97110 x3 in 2025 - total?"])
+def test_every_count_form_of_therapy_units_is_one_days_units(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    (figure,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    row = _national(prepared, "97110", 2025)
+    assert figure.value == row.payment_nonfac + 2 * _half_pe(row)
+
+
+@pytest.mark.parametrize("question, cy, paid", [
+    ("What does a PT assistant get for 97110 with the CQ modifier in 2026?", 2026, True),
+    ("What does a physical therapist assistant get for 97530 in 2025?", 2025, True),
+    ("What does a PTA get for 97110 in 2021?", 2021, False),
+])
+def test_a_therapy_assistants_service_is_paid_85_percent_from_2022(backends, question, cy, paid):
+    prepared = prepare(question, backends, today=TODAY)
+    figures = [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER and f.setting == "non-facility"]
+    if paid:
+        (figure,) = figures
+        code = figure.codes[0]
+        assert figure.value == _cents(_national(prepared, code, cy).payment_nonfac * Decimal("0.85"))
+        assert "1834(v)" in said(prepared)
+    else:
+        assert not figures and any("only from January 1, 2022" in w.message for w in prepared.warnings)
+
+
+def test_the_professional_component_compared_with_the_technical_shows_both(backends):
+    prepared = prepare("How does the 77067 professional component compare with the technical component in 2026?",
+                       backends, today=TODAY)
+    assert {r.mod for r in prepared.rows if r.in_focus and r.hcpcs == "77067"} >= {"26", "TC"}
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("What does a radiologist get for reading a knee x-ray in 2026?", {("73560", "26"), ("73562", "26")}),
+    ("What does a flexible sigmoidoscopy pay in 2026?", {("45330", "")}),
+    ("What does a sigmoidoscopy with biopsy pay in 2026?", {("45331", "")}),
+])
+def test_knee_x_rays_and_sigmoidoscopies_are_read(backends, question, codes):
+    prepared = prepare(question, backends, today=TODAY)
+    assert {(r.hcpcs, r.mod) for r in prepared.rows if r.in_focus} == codes

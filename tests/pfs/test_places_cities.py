@@ -17,7 +17,7 @@ EXCLUDED = ["READING", "MOBILE", "ORANGE", "INDEPENDENCE", "SURPRISE", "NORMAL",
             "CORONA", "BUFFALO", "MESA", "MESQUITE", "BOULDER", "CENTENNIAL", "MERIDIAN", "SPARKS", "VISTA", "HIGH POINT",
             "ELIZABETH", "NORMAN", "DAVENPORT", "HOLLYWOOD"]
 # entries older than this file that are, on purpose, also a locality name (the same span gives both: OR and ME)
-SHARED_WITH_A_LOCALITY = {"PORTLAND"}
+SHARED_WITH_A_LOCALITY = {"PORTLAND", "SAN FRANCISCO", "OAKLAND", "BERKELEY", "SAN JOSE", "SUNNYVALE", "SANTA CLARA"}
 
 
 def _entries():
@@ -206,3 +206,24 @@ def test_california_counties_the_file_joins_with_a_slash_are_read(fee_db, text, 
     match = find_places_in(fee_db, text, cy)
     expected = _cms_row_for(directory(fee_db).county_areas(cy), "CA", with_county)
     assert [p.key for p in match.localities] == [expected] and not expected.endswith(":75")
+
+
+@pytest.mark.parametrize("text, cy, keys", [
+    ("99214 in Fairfax, Virginia", 2026, ["12202:01"]),       # a county without "County", before its state
+    ("99214 in Montgomery, MD", 2026, ["12202:01"]),
+    ("99213 in Arlington, Virginia", 2026, ["12202:01"]),     # the DC locality serves Arlington, VA: not TX 28, not VA 00
+    ("99213 in Alexandria, Virginia", 2026, ["12202:01"]),
+    ("99213 in Bethesda, Maryland", 2026, ["12202:01"]),
+    ("99213 in San Francisco", 2026, ["01112:05"]),            # not also CA 52 (Marin), whose name says San Francisco
+    ("99213 in San Jose", 2026, ["01112:09"]),                 # not also CA 65 (San Benito)
+    ("99213 in Oakland", 2023, ["01112:07"]),                  # Alameda's own locality before CY2024
+])
+def test_a_state_after_a_place_narrows_it_and_a_city_narrows_a_shared_locality_name(fee_db, text, cy, keys):
+    match = find_places_in(fee_db, text, cy)
+    assert [p.key for p in match.localities] == keys and match.unplaced == ()
+
+
+def test_a_name_no_file_knows_before_a_state_is_said(fee_db):
+    match = find_places_in(fee_db, "99213 in Towson, Maryland in 2026", 2026)
+    assert match.unplaced == (("Towson", "Maryland"),)
+    assert {p.state for p in match.localities} == {"MD"}
