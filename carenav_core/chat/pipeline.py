@@ -842,6 +842,25 @@ def _endoscopic_bases(backends: Backends, rows: Sequence[ValuationRow], plan: Qu
     return {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")}
 
 
+def _per_visit_note(multiple, figures, plan: QuestionPlan) -> tuple[tuple[WarningEvent, ...], list]:
+    """"4 units of 97110 per visit, 6 visits": the volume figures pay every unit in full; each visit's units are paid
+    under the day's rule (the MULTIPLE figure), so the visits bring in that amount times their number. Returns the
+    note and the volume figures it replaces."""
+    visits = plan.volume.services(False)[0]
+    said, superseded = [], []
+    for one in multiple:
+        for volume in figures:
+            if volume.kind is FigureKind.VOLUME and volume.place == one.place and one.setting in volume.setting and \
+                    volume.codes[0] in one.codes:
+                said.append(f"each visit's units are paid ${one.value:,} under the day's multiple-procedure rule "
+                            f"({one.setting}{', ' + one.place if one.place else ''}) {one.label}, so {visits:,} "
+                            f"visits bring in ${one.value * visits:,} (${volume.value:,} with every unit paid in full)")
+                superseded.append(volume)
+                break
+    return ((WarningEvent(kind=WarningKind.COMPUTED, message="Per visit: " + "; ".join(said) + "."),) if said else (),
+            superseded)
+
+
 def _component_rows(backends: Backends, rows: list[ValuationRow], plan: QuestionPlan, years: int
                     ) -> list[ValuationRow]:
     """"74177 and 70450 on one day": imaging, cardiovascular and ophthalmology procedures on one day are reduced in
@@ -1066,6 +1085,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             f.meaning.key == "mult_proc" and f.meaning.value == "3" for f in indicators):
         # the endoscopic base code matters to procedures on one day only under indicator 3
         indicators = tuple(f for f in indicators if f.meaning.key != "endo_base")
+    if multiple and plan.volume is not None:
+        noted, superseded = _per_visit_note(multiple, figures, plan)
+        warnings += noted
+        figures = tuple(f for f in figures if f not in superseded)
     if multiple:
         # procedures on one day: what they are paid under the reduction leads; their plain sum is in its sentence
         if not (ASKS_RULE.search(text) or WHY.search(text)):

@@ -1007,6 +1007,10 @@ _OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|y
                      r"episodes?|patients?|beneficiaries|panel|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
 
 
+# "4 units of 97110 per visit, 6 visits": the units are each visit's, billed on its day (the volume counts visits)
+_PER_VISIT = re.compile(r"\b(?:per|each|every|a)\s+(?:visit|session|encounter|treatment|day)\b", re.IGNORECASE)
+
+
 def asks_units_one_day(text: str, units: tuple[tuple[str, int], ...]) -> bool:
     """A count of billing units ("4 units of 97110", "97110 x 4"): one claim line's units, furnished on one day, so a
     rule on the day's units (the therapy MPPR, indicator 5) applies to them; not counts of visits or over a period.
@@ -1717,7 +1721,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     practitioner = asked_practitioner(text) if detection.codes else None
     nonpar = asked_nonpar(text) if detection.codes else ""
     same_session = asks_same_session(text, len(named), units)
-    units_one_day = not same_session and asks_units_one_day(text, units)
+    units_one_day = not same_session and (asks_units_one_day(text, units) or
+                                           (volume is not None and bool(_PER_VISIT.search(text)) and bool(units)))
     if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
         indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
     elif units_one_day and "mult_proc" not in indicators:

@@ -297,3 +297,18 @@ def test_the_professional_component_compared_with_the_technical_shows_both(backe
 def test_knee_x_rays_and_sigmoidoscopies_are_read(backends, question, codes):
     prepared = prepare(question, backends, today=TODAY)
     assert {(r.hcpcs, r.mod) for r in prepared.rows if r.in_focus} == codes
+
+
+@pytest.mark.parametrize("question, visits", [("4 units of 97110 per visit, 6 visits in 2026 - total?", 6),
+                                             ("3 units of 97110 each session for 10 sessions in 2026?", 10)])
+def test_therapy_units_per_visit_are_each_visits_units(backends, question, visits):
+    """Probe round 20 class 1: units per visit are one day's: each visit is paid under the therapy rule, and the visits
+    bring in that amount times their number (the sum paying every unit in full is not the answer)."""
+    prepared = prepare(question, backends, today=TODAY)
+    (one,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    row = _national(prepared, "97110", 2026)
+    units = dict(prepared.plan.units)["97110"]
+    assert one.value == row.payment_nonfac + (units - 1) * _half_pe(row)
+    (note,) = [w.message for w in prepared.warnings if w.message.startswith("Per visit:")]
+    assert f"{visits} visits bring in ${one.value * visits:,}" in note
+    assert not [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting.startswith("non-facility")]
