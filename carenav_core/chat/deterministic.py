@@ -34,6 +34,7 @@ from carenav_core.chat.sentences import split_sentences
 from carenav_core.chat.speakers import speakers
 from carenav_core.codes.detect import detect
 from carenav_core.codes.families import load_families
+from carenav_core.pfs.pricer import DIAGNOSTIC_NAME
 from carenav_core.pfs.rows import ConversionFactor, ValuationRow, newest_rows  # noqa: F401 (newest_rows: used here and by tests)
 
 log = logging.getLogger(__name__)
@@ -604,8 +605,6 @@ def _co_surgery_sentence(figure: Figure) -> str:
 _YES_NO = re.compile(r"\s*(?:can|may|could|is|are|will|would)\b", re.IGNORECASE)
 _MULTIPLE_GROUP = re.compile(r"^(\S+) (full|50%|half PE|not applied \S+|none \S+|less-base(?:-50%)? \S+ \S+|"
                              r"tc-cut \S+ \S+ \S+ \S+) (\S+) ind (\S+)$")
-_DIAGNOSTIC_FAMILY = {"4": "diagnostic imaging", "6": "diagnostic cardiovascular services",
-                      "7": "diagnostic ophthalmology services"}
 
 
 def _multiple_sentence(figure: Figure) -> str:
@@ -644,7 +643,7 @@ def _multiple_sentence(figure: Figure) -> str:
             cut = [f"${Decimal(tc):,} of its technical component"] if Decimal(tc) else []
             cut += [f"${Decimal(pc):,} of its professional component"] if Decimal(pc) else []
             parts.append(f"{many} at ${Decimal(got):,}{each} ({_money(amount)} less {' and '.join(cut)})")
-            rules.append(f"{_DIAGNOSTIC_FAMILY.get(value, 'diagnostic services')}: the technical component of each "
+            rules.append(f"{DIAGNOSTIC_NAME.get(value, 'diagnostic services')}: the technical component of each "
                          f"after the highest at {(100 - Decimal(tc_rate)).normalize():f}%" +
                          (f", the professional component of each after the highest at "
                           f"{(100 - Decimal(pc_rate)).normalize():f}%"

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from carenav_core.chat.plan import THERAPY_ASSISTANT_FROM, Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
-from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, surgical_blocks
+from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, diagnostic_cuts, surgical_blocks
 from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
 
 CENT = Decimal("0.01")
@@ -1376,21 +1376,12 @@ def _reduced(units: list[tuple[ValuationRow, str, Decimal]], field: str, bases: 
 def _diagnostic_cuts(units: list[tuple[ValuationRow, str, Decimal]], components: dict[str, tuple[Decimal, Decimal]]
                      ) -> dict[int, tuple[Decimal, Decimal]]:
     """Index into `units` -> (TC cut, PC cut) for the diagnostic units (indicators 4, 6, 7) whose components are known,
-    each family on its own (as the claim pricer: pfs.pricer._diagnostic): after the unit with the highest TC, each
-    TC less the family's percent; imaging also each PC after the highest less 5%; one unit of a family is not cut."""
-    cuts: dict[int, list[Decimal]] = {}
-    for flag, (tc_rate, pc_rate) in DIAGNOSTIC_MPPR.items():
+    each family on its own, as the claim pricer cuts them (pfs.pricer.diagnostic_cuts)."""
+    cuts: dict[int, tuple[Decimal, Decimal]] = {}
+    for flag in DIAGNOSTIC_MPPR:
         members = [i for i, (row, value, _) in enumerate(units) if value == flag and row.hcpcs in components]
-        for i in members:
-            cuts[i] = [Decimal(0), Decimal(0)]
-        if len(members) < 2:
-            continue
-        for part, rate in ((0, tc_rate), (1, pc_rate)):
-            if rate:
-                ranked = sorted(members, key=lambda i: (-components[units[i][0].hcpcs][part], i))
-                for i in ranked[1:]:
-                    cuts[i][part] = _cents(components[units[i][0].hcpcs][part] * rate)
-    return {i: (tc, pc) for i, (tc, pc) in cuts.items()}
+        cuts.update(zip(members, diagnostic_cuts([components[units[i][0].hcpcs] for i in members], flag)))
+    return cuts
 
 
 def _half_pe_at(row: ValuationRow, pe: Decimal, amount: Decimal) -> Decimal | None:

@@ -659,11 +659,13 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         # diagnostic procedures on one day at a place: their -TC / -26 amounts there, as context (figures.
         # _component_amounts); a code without those rows has none
         keys = {(f.place.cy, f.place.mac, f.place.locality) for f in found}
+        places = sorted({f.place.key for f in found})        # the places already read: no second reading of the text
         try:
             for mod in ("TC", "26"):
-                priced = priced_places(backends.fee_db, text, plan.focus_codes, cys=asked or None, modifier=mod)[1]
+                priced = locality_rows(backends.fee_db, list(plan.focus_codes), cys=asked or None, places=places,
+                                       modifier=mod)
                 local += tuple(dataclasses.replace(as_valuation_row(r), in_focus=False, named=False)
-                               for r in (priced.rows if priced is not None else ()) if r.national.mod == mod and
+                               for r in priced.rows if r.national.mod == mod and
                                (r.place.cy, r.place.mac, r.place.locality) in keys)
         except duckdb.Error as exc:
             log.warning("locality lookup of component rows failed: %s", exc)

@@ -363,9 +363,9 @@ THERAPY_MPPR = "5"
 # units of one family on one date (CY2020+: imaging PC 5% since 2017, cardiovascular and ophthalmology TC since 2013)
 DIAGNOSTIC_MPPR = {"4": (Decimal("0.50"), Decimal("0.05")), "6": (Decimal("0.25"), Decimal(0)),
                    "7": (Decimal("0.20"), Decimal(0))}
-DIAGNOSTIC_NAME = {"4": "diagnostic imaging", "6": "diagnostic cardiovascular", "7": "diagnostic ophthalmology"}
-NOT_APPLIED_MPPR: set[str] = set()
-THERAPY_PE_SHARE = Decimal("0.5")     # of the practice expense of each therapy unit after the first, since 2013-04-01
+DIAGNOSTIC_NAME = {"4": "diagnostic imaging", "6": "diagnostic cardiovascular services",
+                   "7": "diagnostic ophthalmology services"}
+THERAPY_PE_SHARE, THERAPY_FROM = Decimal("0.5"), date(2013, 4, 1)   # half the PE of each unit after the first
 THERAPY_CITATION = ("Claims Processing Manual ch.5 (MPPR on \"always therapy\" services: 50% of the PE of the second "
                     "and later units and procedures, same patient, same day, from 2013-04-01)",
                     "https://www.ngsmedicare.com/web/ngs/physical-therapy/occupational-therapy/speech-therapy"
@@ -457,11 +457,15 @@ def _therapy(bases: list[_Base]) -> dict[tuple[date, str], int]:
     fee, every other its fee with half its PE (work and MP in full). Each such line's `_Base.therapy` is set when the
     day has two units or more; returns the day's unit count per (date, role) group."""
     by_day: dict[tuple[date, str], list[tuple[Decimal, int, int, _Base]]] = defaultdict(list)
+    reduced_of: dict[int, Decimal] = {}         # id(line) -> its unit fee with half its PE, never above the (capped) fee
     for base in bases:
-        if base.flags.get("mult_proc") == THERAPY_MPPR and base.claim.date_of_service >= date(2013, 4, 1):
-            pe = (base.rvus[1] or Decimal(0)) * base.priced.place.gpci_pe
+        if base.flags.get("mult_proc") == THERAPY_MPPR and base.claim.date_of_service >= THERAPY_FROM:
+            work, pe, mp = base.rvus
+            reduced = locality_fee(work, None if pe is None else pe * THERAPY_PE_SHARE, mp, base.priced.place, base.cf)
+            reduced_of[id(base)] = base.fee if reduced is None else min(reduced, base.fee)
             for unit in range(base.claim.units):
-                by_day[_group(base)].append((pe, base.claim.line, unit, base))
+                by_day[_group(base)].append(((pe or Decimal(0)) * base.priced.place.gpci_pe, base.claim.line, unit,
+                                             base))
     counts = {}
     for group, units in by_day.items():
         counts[group] = len(units)
@@ -469,9 +473,7 @@ def _therapy(bases: list[_Base]) -> dict[tuple[date, str], int]:
             continue
         units.sort(key=lambda u: (-u[0], u[1], u[2]))
         for position, (_, _, _, base) in enumerate(units, start=1):
-            work, pe, mp = base.rvus
-            reduced = locality_fee(work, None if pe is None else pe * THERAPY_PE_SHARE, mp, base.priced.place, base.cf)
-            reduced = base.fee if reduced is None else min(reduced, base.fee)     # never above the (capped) fee
+            reduced = reduced_of[id(base)]
             rank, cut, _, paid = base.therapy or (position, 0, reduced, Decimal(0))
             first = position == 1
             base.therapy = (rank, cut + (0 if first else 1), reduced,
@@ -517,32 +519,47 @@ def _diagnostic(bases: list[_Base], ctx: _Context) -> dict[tuple[date, str], int
     fee less those cuts (`_Base.diagnostic`); one the OPPS cap priced is left out (its TC is the cap's), and one with
     modifier 59 or XE is a session of its own. Returns the day's unit count per (date, indicator)."""
     by_day: dict[tuple[date, str, int], list[tuple[int, int, _Base]]] = defaultdict(list)
+    counts: dict[tuple[date, str], int] = defaultdict(int)
     for base in bases:
         flag = base.flags.get("mult_proc", "")
-        if flag in DIAGNOSTIC_MPPR and base.fee == base.uncapped_fee and \
-                (parts := _components(base, ctx)) is not None:
+        if flag not in DIAGNOSTIC_MPPR:
+            continue
+        counts[(base.claim.date_of_service, flag)] += base.claim.units
+        if base.fee == base.uncapped_fee and (parts := _components(base, ctx)) is not None:
             base.parts = parts
             for unit in range(base.claim.units):
                 by_day[_session(base, flag)].append((base.claim.line, unit, base))
-    counts = {}
-    for (day, flag, _), units in by_day.items():
-        counts[(day, flag)] = counts.get((day, flag), 0) + len(units)
+    for (_, flag, _), units in by_day.items():
         if len(units) < 2:
             continue
-        tc_cut, pc_cut = DIAGNOSTIC_MPPR[flag]
+        units.sort(key=lambda u: (u[0], u[1]))
         cuts: dict[int, list[Decimal]] = defaultdict(lambda: [Decimal(0), Decimal(0)])    # id(base) -> TC, PC cut
-        for part, cut in ((0, tc_cut), (1, pc_cut)):
-            if not cut:
-                continue
-            ranked = sorted(units, key=lambda u: (-u[2].parts[part], u[0], u[1]))
-            for _, _, base in ranked[1:]:
-                cuts[id(base)][part] += cents(base.parts[part] * cut)
+        for (_, _, base), (tc, pc) in zip(units, diagnostic_cuts([u[2].parts for u in units], flag)):
+            cuts[id(base)][0] += tc
+            cuts[id(base)][1] += pc
         ranked = sorted(units, key=lambda u: (-u[2].parts[0], u[0], u[1]))
         for position, (_, _, base) in enumerate(ranked, start=1):
             if base.diagnostic is None:
                 tc, pc = cuts[id(base)]
                 base.diagnostic = (position, tc, pc, base.fee * base.claim.units - tc - pc)
     return counts
+
+
+def diagnostic_cuts(parts: list[tuple[Decimal, Decimal]], flag: str) -> list[tuple[Decimal, Decimal]]:
+    """Each unit's (TC cut, PC cut) in one session of a diagnostic family (`parts`: each unit's (TC, PC) amounts, in
+    the order that breaks ties): after the unit with the highest TC, each TC less the family's percent; under imaging
+    (4) also each PC after the highest less 5%; a lone unit is not cut. Shared with the chat (figures._reduced).
+
+    >>> diagnostic_cuts([(Decimal("100"), Decimal("40")), (Decimal("60"), Decimal("50"))], "4")
+    [(Decimal('0'), Decimal('2.00')), (Decimal('30.00'), Decimal('0'))]
+    """
+    cuts = [[Decimal(0), Decimal(0)] for _ in parts]
+    if len(parts) > 1:
+        for part, rate in enumerate(DIAGNOSTIC_MPPR[flag]):
+            if rate:
+                for i in sorted(range(len(parts)), key=lambda i: (-parts[i][part], i))[1:]:
+                    cuts[i][part] = cents(parts[i][part] * rate)
+    return [(tc, pc) for tc, pc in cuts]
 
 
 def _multiple_steps(base: _Base, rank: int, factor: Decimal, day_count: int, ctx: _Context) -> None:
@@ -660,13 +677,10 @@ def price_claim(con: duckdb.DuckDBPyConnection, lines: list[ClaimLine],
     for base in bases:
         if base.flags.get("mult_proc") in SURGICAL_MPPR:
             per_day[_group(base)] += base.claim.units
-        elif base.flags.get("mult_proc") in DIAGNOSTIC_MPPR and base.diagnostic is None:
-            per_day[(base.claim.date_of_service, base.flags["mult_proc"])] += base.claim.units
     priced = [_finish(b, *ranks.get(b.claim.line, (0, Decimal(b.claim.units))),
                       therapy_units[_group(b)] if b.therapy else
-                      diagnostic_units[(b.claim.date_of_service, b.flags["mult_proc"])] if b.diagnostic else
-                      per_day[(b.claim.date_of_service, b.flags["mult_proc"])] if b.flags.get("mult_proc") in
-                      DIAGNOSTIC_MPPR else per_day[_group(b)], ctx) for b in bases]
+                      diagnostic_units[(b.claim.date_of_service, b.flags["mult_proc"])]
+                      if b.flags.get("mult_proc") in DIAGNOSTIC_MPPR else per_day[_group(b)], ctx) for b in bases]
     notes = sorted({n for b in bases for n in [ctx.book.county_note(b.priced.national.cy)] if n})
     return PricedClaim(lines=sorted(priced, key=lambda p: p.claim.line),
                        errors=sorted(problems, key=lambda e: e.line), notes=notes)
