@@ -473,6 +473,11 @@ COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
 _COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
 
 
+# "3 units of therapeutic exercise 97110", "2 units of manual therapy (97140)": words naming the service between the
+# count and its code (never a joining word, so "2 units of 97110 and manual therapy 97140" counts 97110 alone)
+_NAMED_UNITS = r"\s+units?\s+of\s+(?:(?!(?:and|or|plus|with|vs|versus)\b)[A-Za-z][\w/-]*\s+){1,4}\(?\s*"
+
+
 def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
     """The written codes the text gives a count of ("2 units of 77080", "99439 x 3", "10 99213s").
 
@@ -481,7 +486,8 @@ def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
     """
     return tuple(code for code in codes for c in [re.escape(code)] if re.search(
         rf"\b{_COUNT}\s+(?:units?\s+of\s+|times\s+|x\s*|×\s*|\*\s*)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}(?:'|\u2019)?s?\b"
-        rf"|\b{_COUNT}(?:x|×)\s*{c}\b|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b", text, re.IGNORECASE))
+        rf"|\b{_COUNT}(?:x|×)\s*{c}\b|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b|\b{_COUNT}{_NAMED_UNITS}{c}\b", text,
+        re.IGNORECASE))
 
 
 def counts_per_code(text: str, codes: tuple[str, ...]) -> bool:
@@ -513,6 +519,7 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
         c = re.escape(code)
         for pattern in (rf"\b{_COUNT}\s+(?:units?|times|x|×|\*)\s+(?:of\s+)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}\b",
                         rf"\b{_COUNT}(?:x|×)\s*{c}\b",                                          # "3x 97110"
+                        rf"\b{_COUNT}{_NAMED_UNITS}{c}\b",                     # "3 units of therapeutic exercise 97110"
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
                         rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
                         *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)"] * plural):

@@ -312,3 +312,20 @@ def test_therapy_units_per_visit_are_each_visits_units(backends, question, visit
     (note,) = [w.message for w in prepared.warnings if w.message.startswith("Per visit:")]
     assert f"{visits} visits bring in ${one.value * visits:,}" in note
     assert not [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting.startswith("non-facility")]
+
+
+@pytest.mark.parametrize("question, counted", [
+    ("What does a physical therapist get paid for 3 units of therapeutic exercise 97110 and one unit of manual "
+     "therapy 97140 in one visit in 2026?", {"97110": 3, "97140": 1}),
+    ("3 units of therapeutic exercise (97110) in 2026 - total?", {"97110": 3}),
+])
+def test_a_count_of_units_with_the_service_named_before_its_code_is_that_codes(backends, question, counted):
+    """(review, asked in the browser) "3 units of therapeutic exercise 97110": the words naming the service stand
+    between the count and the code; the visit's therapy units are priced under the therapy rule."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert {c: n for c, n in prepared.plan.units} == {c: n for c, n in counted.items() if n > 1}
+    (figure,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    units = sorted(((_national(prepared, c, 2026), n) for c, n in counted.items()), key=lambda u: -u[0].pe_nonfac_rvu)
+    paid = [row.payment_nonfac if i == 0 else _half_pe(row)
+            for i, row in enumerate(r for r, n in units for _ in range(n))]
+    assert figure.value == sum(paid)
