@@ -844,6 +844,11 @@ def _endoscopic_bases(backends: Backends, rows: Sequence[ValuationRow], plan: Qu
     return {v["endo_base"] for v in values.values() if v.get("mult_proc") == "3" and v.get("endo_base")}
 
 
+def _billed(volume) -> set[str]:
+    """The codes a volume figure bills: ("97110 + 2 × 97140",) -> {"97110", "97140"}."""
+    return {part.split(" × ")[-1].strip("() ") for name in volume.codes for part in name.split(" + ")}
+
+
 def _per_visit_note(multiple, figures, plan: QuestionPlan) -> tuple[tuple[WarningEvent, ...], list]:
     """"4 units of 97110 per visit, 6 visits": the volume figures pay every unit in full; each visit's units are paid
     under the day's rule (the MULTIPLE figure), so the visits bring in that amount times their number. Returns the
@@ -851,14 +856,15 @@ def _per_visit_note(multiple, figures, plan: QuestionPlan) -> tuple[tuple[Warnin
     visits = plan.volume.services(False)[0]
     said, superseded = [], []
     for one in multiple:
-        for volume in figures:
-            if volume.kind is FigureKind.VOLUME and volume.place == one.place and one.setting in volume.setting and \
-                    volume.codes[0] in one.codes:
-                said.append(f"each visit's units are paid ${one.value:,} under the day's multiple-procedure rule "
-                            f"({one.setting}{', ' + one.place if one.place else ''}) {one.label}, so {visits:,} "
-                            f"visits bring in ${one.value * visits:,} (${volume.value:,} with every unit paid in full)")
-                superseded.append(volume)
-                break
+        # the visits' figures at this place and setting: each code's alone, and all the day's codes together
+        found = [volume for volume in figures if volume.kind is FigureKind.VOLUME and volume.place == one.place and
+                 one.setting in volume.setting and _billed(volume) <= set(one.codes)]
+        if found:
+            whole = max(found, key=lambda volume: len(_billed(volume)))      # the visit's codes together
+            said.append(f"each visit's units are paid ${one.value:,} under the day's multiple-procedure rule "
+                        f"({one.setting}{', ' + one.place if one.place else ''}) {one.label}, so {visits:,} "
+                        f"visits bring in ${one.value * visits:,} (${whole.value:,} with every unit paid in full)")
+            superseded.extend(found)
     return ((WarningEvent(kind=WarningKind.COMPUTED, message="Per visit: " + "; ".join(said) + "."),) if said else (),
             superseded)
 

@@ -545,6 +545,9 @@ class Volume:
     weeks: int = 0          # a span written in weeks ("46 weeks", "48 weeks a year"): for a weekly or daily rate
     days_a_week: int = field(default=0, repr=False)    # a daily rate's days a week ("5 days a week", "a 5-day week")
     days: int = field(default=0, repr=False)           # a daily rate's days in all ("over 250 working days")
+    # visits at a frequency, each billing the units written ("3 units of 97110 twice a week"): the units are each
+    # visit's, billed on its day, so they are not the volume's count (plan_question keeps them)
+    per_visit: bool = field(default=False, repr=False)
 
     def describe(self) -> str:
         """'100 patients a month for 12 months', 'a panel of 500 patients over 12 months', '250 visits'."""
@@ -629,6 +632,53 @@ _NOT_BETWEEN = re.compile(r"\b(?:for|of|with|to|in|at|per|an?|the|and|or|pays?|p
                           r"mins?|hours?|days?|percent|conditions?|RVUs?|dollars?)\b", re.IGNORECASE)
 _WEEKS = re.compile(r"\b(\d{1,2})\s+weeks?\b", re.IGNORECASE)
 _SPAN_NUMBERS = COUNT_WORDS | {"one": 1, "eleven": 11, "twelve": 12, "eighteen": 18, "twenty-four": 24}
+# a frequency of visits: "twice a week", "3 times per week", "2x/week", "three sessions weekly", "once a month"
+_FREQUENCY = re.compile(r"\b(?:(?P<word>once|twice|thrice)|(?P<n>[1-7]|one|two|three|four|five|six|seven)\s*"
+                        r"(?:x|×|times|visits?|sessions?|treatments?|days?)(?=[\s/]))\s*"
+                        r"(?:(?:(?:a|an|per|each|every)\s+|/\s*)(?P<per>week|wk|month|mo)\b|(?P<adverb>weekly|monthly)\b)",
+                        re.IGNORECASE)
+_FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+# units written on a code: "3 units of 97110", "97110 x 3", "3x 97110", "one unit of 97140"
+_UNITS_WRITTEN = re.compile(r"\bunits?\b|\b[0-9A-Z]\d{3}[0-9A-Z]\s*(?:x|×|\*)\s*\d\b|\b\d\s*(?:x|×)\s*[0-9A-Z]\d{3}[0-9A-Z]\b",
+                            re.IGNORECASE)
+
+
+def _visits_at_frequency(text: str) -> Volume | None:
+    """Units billed at each of a number of visits ("3 units of 97110 twice a week for 6 weeks", "97110 x 3, 3 times
+    a week for 4 weeks"): the volume is the visits (2 a week for 6 weeks), each visit billing the units written.
+
+    >>> v = _visits_at_frequency("97110 x 3 units twice a week for 6 weeks")
+    >>> v.services(False), v.per_visit
+    ((12, '2 a week × 6 weeks'), True)
+    >>> _visits_at_frequency("3 units of 97530 3x/week for 2 months").services(False)
+    (27, '3 a week × 9 weeks')
+    >>> _visits_at_frequency("20 patients a day, 5 days a week") is None
+    True
+    >>> _visits_at_frequency("4 units of 97110 for 30 patients, twice a week for 10 weeks").services(False)
+    (600, '60 a week × 10 weeks')
+    """
+    found = _FREQUENCY.search(text)
+    if found is None or not _UNITS_WRITTEN.search(text[:found.start()] + " " + text[found.end():]):
+        return None
+    word = found.group("word")
+    count = _FREQUENCY_WORDS[word.lower()] if word else (_SPAN_NUMBERS.get(found.group("n").lower()) or
+                                                        int(found.group("n")))
+    per = "month" if (found.group("per") or found.group("adverb")).lower().startswith("mo") else "week"
+    # "for 30 patients, twice a week": each patient's visits
+    people = re.search(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,5})\s+(?:patients|beneficiaries|people|members)\b", text,
+                       re.IGNORECASE)
+    count *= int(people.group(1).replace(",", "")) if people else 1
+    span = _SPAN.search(text)
+    months = 0
+    if span:
+        n = span.group("n")
+        n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
+        months = n * 12 if span.group("unit").lower().startswith("y") else n
+    elif _YEARLY.search(text) or _WHOLE_YEAR.search(text):
+        months = 12
+    weeks = _WEEKS.search(text)
+    return Volume(count=count, noun="visits", per=per, months=months,
+                  weeks=int(weeks.group(1)) if weeks and per == "week" else 0, per_visit=True)
 
 
 @lru_cache(maxsize=1)
@@ -674,6 +724,9 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
     >>> asked_volume("What do a dozen 99497s pay?", ("99497",)).count, asked_volume("twenty office visits a week").count
     (12, 20)
     """
+    visits = _visits_at_frequency(text)
+    if visits is not None:
+        return visits
     # "a dozen 99497s", "twelve 99213 visits": a count written in words, as digits
     text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
     # "30 99213s", "200 99497's": a count of a code written in the plural counts its services (unless two codes are
@@ -1697,7 +1750,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     units = asked_units(text, named)
     # the codes written count for whose count a number is (a family's members are alternatives, not codes beside)
     volume = asked_volume(text, detection.codes, named) if detection.codes else None
-    if volume is not None:      # "billed 20 times a month": the volume's count, not 20 units of each service
+    if volume is not None and not volume.per_visit:   # "billed 20 times a month": the volume's count, not 20 units
         units = tuple(u for u in units if not (u[1] == volume.count and (volume.noun == "units" or
                                                re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE))))
     bundles = asked_bundles(text, named)
@@ -1729,7 +1782,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     nonpar = asked_nonpar(text) if detection.codes else ""
     same_session = asks_same_session(text, len(named), units)
     units_one_day = not same_session and (asks_units_one_day(text, units) or
-                                           (volume is not None and bool(_PER_VISIT.search(text)) and bool(units)))
+                                           (volume is not None and (volume.per_visit or bool(_PER_VISIT.search(text))) and
+                                            bool(units)))
     if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
         indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
     elif units_one_day and "mult_proc" not in indicators:
