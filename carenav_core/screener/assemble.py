@@ -109,6 +109,7 @@ class Card:
     figures_missing: tuple[str, ...] = ()
     contact: str = ""              # how to reach the program when its official link is a law (manifest `contact`)
     also_judged: str = ""          # the same program judged for the other person too (engine.also_for_care_receiver)
+    deciding: str = ""             # a likely result's deciding criterion met, in words (`deciding_reason`)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -221,7 +222,21 @@ def build_card(candidate: Candidate, summary: ProgramSummary, manifest: dict[str
                 tier=_tier(result, profile, on) if profile is not None and on is not None else "",
                 judged_for="the person they care for" if result.for_care_receiver else "",
                 judged_for_because=judged_for_reason(result),
-                figures_missing=result.figures_missing, also_judged=also_judged(other) if other else "")
+                figures_missing=result.figures_missing, also_judged=also_judged(other) if other else "",
+                deciding=deciding_reason(result))
+
+
+def deciding_reason(result: ProgramResult) -> str:
+    """What decided a likely result, for the summary table: the income test met when the program has one (the test
+    the answers sit closest to, and the one a reader looks for), else its financial-eligibility criterion (MAC's
+    categorically needy Apple Health), else the first criterion met in the program's own order; '' for a result that
+    is not likely (its row says what is missing or what excludes it)."""
+    if result.classification is not Classification.LIKELY:
+        return ""
+    met = [o for o in result.outcomes if o.status == "pass"]
+    money = next((o for o in met if "income" in o.rule), None) or \
+        next((o for o in met if o.document.endswith("#financial-eligibility")), None)
+    return (money or met[0]).verdict.reason if met else ""
 
 
 SERVES_THE_PERSON_CARED_FOR = "the program serves the person receiving care"
@@ -280,7 +295,10 @@ def _each_once(reasons) -> tuple[str, ...]:
     income a month" beside "not known yet: household income a month; under the gross limit there is no resource
     test")."""
     unique = list(dict.fromkeys(reasons))
-    return tuple(r for r in unique if not any(o != r and o.startswith(r) for o in unique))
+    # a reason another one says in full gives way to it in its own place, so the first open question stays first
+    # (a VA card: "not known yet: whether they are a veteran ..." is said by the income criterion's longer reason)
+    fuller = (max((o for o in unique if o.startswith(r)), key=len) for r in unique)
+    return tuple(dict.fromkeys(fuller))
 def follow_up_questions(profile: Profile, explanation: Explanation) -> tuple[str, ...]:
     """The model's questions, plus fixed ones for the most useful unknowns when most answers are missing."""
     asked = [q for s in explanation.report.programs for q in s.follow_up_questions]
@@ -292,9 +310,9 @@ def follow_up_questions(profile: Profile, explanation: Explanation) -> tuple[str
 
 def summary_row(card: Card) -> SummaryRow:
     """One line of the table at the top: the program, the result, the main reason and the next step."""
-    # The last rule met is usually the money test, the most telling reason; an open rule says what is missing.
+    # An open rule says what is missing; a likely result names what decided it (`deciding_reason`).
     why = card.missing[0] if card.classification == "possibly_relevant" and card.missing else (
-        card.why[-1] if card.why else card.summary)
+        card.deciding or (card.why[-1] if card.why else card.summary))
     step = (f"Ask: {card.still_needed[0]}" if card.classification == "possibly_relevant" and card.still_needed
             else f"Contact the program: {card.contact} ({card.official_url})" if card.contact
             else f"Contact the program ({card.official_url})")

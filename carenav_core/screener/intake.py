@@ -54,6 +54,8 @@ class _BracketFamily(BaseModel):
     unit: str = Field(description="Unit of the edges.")
     sliver: float = Field(ge=0, description="Widest band around a limit the bracket policy leaves unknown.")
     starts: list[int] = Field(min_length=1, description="Ascending first dollars of each bracket after the one from $0.")
+    retired: list[str] = Field(default_factory=list, description="Keys of earlier brackets (\"17991-35130\"), still "
+                               "read so saved answers and shared links keep working; never offered.")
 
     @field_validator("starts")
     @classmethod
@@ -61,6 +63,15 @@ class _BracketFamily(BaseModel):
         if starts != sorted(set(starts)) or starts[0] <= 0:
             raise ValueError("starts must be positive and strictly ascending")
         return starts
+
+    @field_validator("retired")
+    @classmethod
+    def _ranges(cls, retired: list[str]) -> list[str]:
+        for key in retired:
+            low, _, high = key.partition("-")
+            if not (low.isdigit() and high.isdigit() and int(low) <= int(high)):
+                raise ValueError(f"retired bracket {key!r} must be 'low-high' in whole dollars")
+        return retired
 
 
 class _Geography(BaseModel):
@@ -82,6 +93,9 @@ class IntakeOptions:
     asset_brackets: tuple[Bracket, ...]
     counties: tuple[str, ...]
     pace_counties: tuple[str, ...]
+    # earlier brackets still read (a saved answer or shared link), never offered: a rule judges their range as any
+    retired_income_brackets: tuple[Bracket, ...] = ()
+    retired_asset_brackets: tuple[Bracket, ...] = ()
 
 
 def _brackets(family: _BracketFamily) -> tuple[Bracket, ...]:
@@ -99,7 +113,15 @@ def parse_intake_options(text: str, source: str = "intake.toml") -> IntakeOption
         raise ConfigError(f"{source}: {exc}") from exc
     return IntakeOptions(income_brackets=_brackets(parsed.income), asset_brackets=_brackets(parsed.assets),
                          counties=tuple(parsed.geography.counties),
-                         pace_counties=tuple(parsed.geography.pace_counties))
+                         pace_counties=tuple(parsed.geography.pace_counties),
+                         retired_income_brackets=_retired(parsed.income),
+                         retired_asset_brackets=_retired(parsed.assets))
+
+
+def _retired(family: _BracketFamily) -> tuple[Bracket, ...]:
+    current = {b.key for b in _brackets(family)}
+    return tuple(Bracket(key=key, lower=int(key.split("-")[0]), upper=int(key.split("-")[1]), sliver=family.sliver,
+                         unit=family.unit) for key in family.retired if key not in current)
 
 
 @lru_cache(maxsize=2)
@@ -191,12 +213,16 @@ class Answers(BaseModel):
     @field_validator("monthly_income")
     @classmethod
     def _known_income(cls, value: str | None) -> str | None:
-        return _in_options(value, tuple(b.key for b in load_intake_options().income_brackets), "income bracket")
+        options = load_intake_options()
+        return _in_options(value, tuple(b.key for b in options.income_brackets + options.retired_income_brackets),
+                           "income bracket")
 
     @field_validator("assets")
     @classmethod
     def _known_assets(cls, value: str | None) -> str | None:
-        return _in_options(value, tuple(b.key for b in load_intake_options().asset_brackets), "asset bracket")
+        options = load_intake_options()
+        return _in_options(value, tuple(b.key for b in options.asset_brackets + options.retired_asset_brackets),
+                           "asset bracket")
 
 
 def parse_answers(raw: dict) -> Answers:

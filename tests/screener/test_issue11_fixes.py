@@ -120,7 +120,7 @@ def test_5_screening_someone_i_care_for_uses_their_age_and_the_caregivers():
 
 # 6. Extra Help: a 2026 resource limit is on file, and income gets the $20 general income exclusion.
 @pytest.mark.parametrize(("assets", "on", "expected"), [
-    (dollars(0, 17_990), date(2026, 6, 1), P), (dollars(17_991, 30_000), date(2026, 6, 1), F),
+    (dollars(0, 18_090), date(2026, 6, 1), P), (dollars(18_091, 30_000), date(2026, 6, 1), F),
     (dollars(0, 17_600), date(2025, 6, 1), P), (dollars(17_601, 17_990), date(2025, 6, 1), F),
 ])
 def test_6_extra_help_resources_in_2025_and_2026(assets, on, expected):
@@ -135,7 +135,7 @@ def test_6_extra_help_income_adds_the_general_exclusion(income, expected):
     # not assessed at nursing-facility level of care: no long-term care Medicaid ahead to confer Extra Help
     person = with_fields(profile(apple_health="none", nursing_facility_level_of_care="assessed_no"),
                          monthly_income=income)
-    assert run_rule("extra_help", "income_below_150_percent_fpl", person, date(2026, 1, 1)).status is expected
+    assert run_rule("extra_help", "income_below_150_percent_fpl", person, date(2026, 1, 13)).status is expected
 
 
 def test_6_extra_help_can_be_likely_in_2026():

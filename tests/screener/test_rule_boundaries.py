@@ -58,14 +58,14 @@ CASES = [
     ("msp", "income_within_qi1_limit", COUPLE, "monthly_income", 2489 + 20, date(2026, 4, 1), 1, F, 20),
     ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1956 + 20, date(2025, 12, 31), 1, F,
      20),
-    ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1995 + 20, date(2026, 1, 1), 1, F,
+    ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1995 + 20, date(2026, 1, 13), 1, F,
      20),
-    ("extra_help", "income_below_150_percent_fpl", COUPLE_NOT_ASSESSED, "monthly_income", 2705 + 20, date(2026, 1, 1),
+    ("extra_help", "income_below_150_percent_fpl", COUPLE_NOT_ASSESSED, "monthly_income", 2705 + 20, date(2026, 1, 13),
      1, F, 20),
     ("extra_help", "resources_within_lis_limit", ABOVE_QI1, "assets", 17600, date(2025, 6, 1), 1, F, 0),
     ("extra_help", "resources_within_lis_limit", COUPLE_ABOVE_QI1, "assets", 35130, date(2025, 12, 31), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", ABOVE_QI1, "assets", 17990, date(2026, 1, 1), 1, F, 0),
-    ("extra_help", "resources_within_lis_limit", COUPLE_ABOVE_QI1, "assets", 35900, date(2026, 12, 31), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", ABOVE_QI1, "assets", 18090, date(2026, 1, 1), 1, F, 0),
+    ("extra_help", "resources_within_lis_limit", COUPLE_ABOVE_QI1, "assets", 36100, date(2026, 12, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2510, date(2025, 3, 31), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2608, date(2025, 4, 1), 1, F, 0),
     ("basic_food", "income_within_basic_food_limit", NOT_ELDERLY, "monthly_income", 2660, date(2026, 4, 1), 1, F, 0),
@@ -146,7 +146,7 @@ def test_care_receiver_age_boundary():
         assert run_rule("fcsp", "care_receiver_is_adult", person).status is expected
 
 
-@pytest.mark.parametrize(("age", "on", "expected"), [(18, date(2026, 4, 1), F), (19, date(2026, 4, 1), P),
+@pytest.mark.parametrize(("age", "on", "expected"), [(18, date(2026, 4, 1), U), (19, date(2026, 4, 1), P),
                                                      (64, date(2026, 4, 1), P)])
 def test_magi_age_band(age, on, expected):
     person = profile(age=age, disability="no", medicare_parts="none")

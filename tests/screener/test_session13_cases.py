@@ -128,7 +128,7 @@ def test_msp_stays_open_on_the_routes_to_part_a(answers, on, expected):
     # route, as for a person assessed at that level (programs.md 1 and 7 row 2), so Extra Help is asked, not closed
     ({"age": 82, "living_situation": "own_home", "monthly_income": "3526-3607"}, P, P),
     # assets over the long-term care standard: no Medicaid ahead for Extra Help either
-    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351", "assets": "17991-35130"},
+    ({"age": 82, "living_situation": "nursing_facility", "monthly_income": "2200-2351", "assets": "18091-35130"},
      X, X),
 ])
 def test_long_term_care_opens_apple_health_up_to_the_special_income_level(answers, apple_health, extra_help):

@@ -40,7 +40,7 @@ def test_extra_help_stays_open_while_the_copes_route_may_make_apple_health_confe
     couple = {**OLDER, "age": 74, "marital_status": "married", "household_size": 2, "living_situation": "own_home",
               "medicare_parts": ["A", "B", "D"], "nursing_facility_level_of_care": "assessed_yes",
               "has_unpaid_caregiver": "yes", "adl_help": ["bathing", "dressing"], "monthly_income": "3526-3607",
-              "assets": "35901-53100", "county": "Kitsap"}
+              "assets": "36101-53100", "county": "Kitsap"}
     found = results(**couple)
     assert found["extra_help"].classification is P
     reasons = " ".join(o.verdict.reason for o in found["apple_health"].outcomes)
@@ -68,7 +68,7 @@ def test_a_married_homeowner_under_61_is_asked_the_spouses_age_for_the_property_
 def test_mac_keeps_the_spousal_route_for_a_married_person_on_single_limits_and_closes_with_magi():
     apart = {**OLDER, "age": 78, "marital_status": "married", "household_size": 1, "living_situation": "own_home",
              "nursing_facility_level_of_care": "assessed_yes", "has_unpaid_caregiver": "yes", "adl_help": ["bathing"],
-             "assets": "17991-35130"}
+             "assets": "18091-35130"}
     # SIPI: CN with spousal impoverishment protections; within the state standard plus $2,000 they hold (session 16)
     assert results(**apart)["mac"].classification is L
     assert results(**{**apart, "assets": "84355-156883"})["mac"].classification is P

@@ -91,7 +91,7 @@ def test_tsoa_married_standard_before_2023_was_the_applicants_only_and_cannot_ex
 
 @pytest.mark.parametrize("level", ["not_assessed", "dont_know"])
 # incomes above the couple's QI-1 ($2,509 gross): no MSP confers Extra Help, the long-term-care route is what is open
-@pytest.mark.parametrize(("income", "assets"), [("2510-2555", "35901-53100"), ("2706-2725", "53101-84354")])
+@pytest.mark.parametrize(("income", "assets"), [("2510-2555", "36101-53100"), ("2706-2725", "53101-84354")])
 def test_an_assessment_not_made_keeps_apple_health_and_extra_help_open_like_copes(level, income, assets):
     found = results(**{**COUPLE_AT_HOME, "nursing_facility_level_of_care": level, "monthly_income": income,
                        "assets": assets})
@@ -113,7 +113,7 @@ def test_no_help_needed_and_not_assessed_still_closes_on_the_couple_limit():
 @pytest.mark.parametrize("size", ["dont_know", "prefer_not_to_say", None])
 @pytest.mark.parametrize(("income", "assets", "program"), [
     ("2200-2351", "0-2000", "msp"), ("2200-2351", "0-2000", "extra_help"),
-    ("1857-1882", "17991-35130", "extra_help"), ("1000-1299", "2001-3000", "apple_health"),
+    ("1857-1882", "18091-35130", "extra_help"), ("1000-1299", "2001-3000", "apple_health"),
 ])
 def test_married_with_an_unknown_household_asks_the_household_size(size, income, assets, program):
     found = results(**{**OLDER, "marital_status": "married", "household_size": size, "monthly_income": income,
@@ -198,8 +198,8 @@ def test_a_surviving_spouse_without_an_aid_and_attendance_need_is_not_passed_on_
 
 @pytest.mark.parametrize(("answers", "program"), [
     # incomes above the single QI-1 ($1,856 gross): no MSP confers Extra Help (session 15b), so the assets decide
-    ({"monthly_income": "1883-1956", "assets": "17991-35130"}, "extra_help"),
-    ({"age": 80, "monthly_income": "1957-1976", "assets": "35901-53100"}, "extra_help"),
+    ({"monthly_income": "1883-1956", "assets": "18091-35130"}, "extra_help"),
+    ({"age": 80, "monthly_income": "1957-1976", "assets": "36101-53100"}, "extra_help"),
     ({"age": 80, "monthly_income": "0-999", "assets": "2001-3000"}, "apple_health"),
 ])
 def test_a_married_person_living_apart_is_asked_their_own_share_of_the_assets(answers, program):

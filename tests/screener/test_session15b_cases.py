@@ -18,7 +18,7 @@ from tests.screener.test_session15_cases import reasons, results      # the same
 L, P, X = Classification.LIKELY, Classification.POSSIBLY, Classification.EXCLUDED
 ON = date(2026, 12, 3)
 SINGLE = {"age": 70, "county": "Franklin", "household_size": 1, "marital_status": "single",
-          "monthly_income": "1300-1499", "assets": "35901-53100", "medicare_parts": ["A", "B", "D"],
+          "monthly_income": "1300-1499", "assets": "36101-53100", "medicare_parts": ["A", "B", "D"],
           "apple_health": "none", "extra_help": "no", "disability": "no", "veteran_status": "no",
           "living_situation": "rented_home", "adl_help": "none", "nursing_facility_level_of_care": "not_assessed",
           "has_unpaid_caregiver": "no", "caring_for_someone": "no", "screening_for": "myself", "pays_for_heating": "yes"}
@@ -75,7 +75,7 @@ def test_daily_activity_help_not_known_keeps_the_long_term_care_route_open_and_a
     assert found["copes"].classification is P and found["mac"].classification is P
 
 
-@pytest.mark.parametrize("assets", ["35901-53100", "84355-156883"])
+@pytest.mark.parametrize("assets", ["36101-53100", "84355-156883"])
 def test_no_help_listed_and_no_assessment_closes_the_spousal_route_for_apple_health_copes_and_mac(assets):
     found = results(**{**COUPLE, "assets": assets})
     for key in ("apple_health", "copes", "mac"):

@@ -436,11 +436,11 @@ def test_an_amount_is_run_at_a_bracket_meeting_the_criterion_and_one_above_it(ca
 
 
 def test_b04_savings_over_the_extra_help_limit_keep_it_possibly_through_the_msp():
-    # the reader's b04 / g01: over $17,990 a QMB Medicare Savings Program still confers Extra Help (programs.md section 6)
+    # the reader's b04 / g01: over $18,090 a QMB Medicare Savings Program still confers Extra Help (programs.md section 6)
     line = change_line(B04, "extra_help", "resources_within_lis_limit")
     over = T.for_unit("extra_help_resources", ON, married=False).amount
-    g01 = results(**{**B04, "assets": "17991-35130"})["extra_help"]
-    assert g01.classification is P and "At $17,991 – $35,130: still possibly relevant" in line
+    g01 = results(**{**B04, "assets": "18091-35130"})["extra_help"]
+    assert g01.classification is P and "At $18,091 – $35,130: still possibly relevant" in line
     assert "Medicare Savings Program" in line and f"${over + 1:,.0f}" in line
     assert "not likely to apply" not in line
 

@@ -37,6 +37,23 @@ def pathway(profile: Profile, context: Context) -> str | None:
     return "none"
 
 
+WAC_KIDS = "WAC 182-505-0210"
+
+
+def children_not_judged(profile: Profile, context: Context, what: str) -> Verdict | None:
+    """Under the MAGI adult minimum age (19), Apple Health for Kids covers children and teens (WAC 182-505-0210): a
+    group with its own standards that this screener does not judge. Every Apple Health criterion is then left open
+    (`what`: the criterion's words), never failed on the adult groups' tests; None for an adult or an unknown age (the
+    adult groups' own rules ask the age). An enrolment in categorically needy Apple Health is accepted as before."""
+    if profile.apple_health == ENROLLED or is_unknown(profile.age) or \
+            profile.age >= context.thresholds.amount("apple_health_magi_min_age", context.on).amount:
+        return None
+    return Verdict(status=Status.UNKNOWN, reason=f"age {profile.age}: Apple Health for Kids covers people under 19 "
+                   f"({WAC_KIDS}), a group this screener does not judge; {what}",
+                   needs=(f"whether they qualify for Apple Health for Kids (under 19, {WAC_KIDS}): ask HCA or apply at "
+                          "Washington Healthplanfinder; this screener judges only the adult groups",))
+
+
 @rule(program=KEY, label="In an adult coverage group: older adult, blind or disabled, or a working-age adult without Medicare",
       document="apple_health#age-and-category", legal=HCA_ABD)
 def in_coverage_category(profile: Profile, context: Context) -> Verdict:
@@ -46,6 +63,9 @@ def in_coverage_category(profile: Profile, context: Context) -> Verdict:
     enrolment with the answers is the warning's to raise (`categorically_needy_misfit`), not this card's."""
     if profile.apple_health == ENROLLED:
         return verdict(True, "already enrolled in categorically needy Apple Health (a coverage group)")
+    child = children_not_judged(profile, context, "so the coverage group is left open")
+    if child:
+        return child
     route = pathway(profile, context)
     if route is None:
         return unknown(profile, "age", "disability", "medicare_parts")
@@ -58,6 +78,9 @@ def in_coverage_category(profile: Profile, context: Context) -> Verdict:
 def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:
         return verdict(True, "already enrolled in categorically needy Apple Health")
+    child = children_not_judged(profile, context, "the adult groups' income limits are not its limits")
+    if child:
+        return child
     route = pathway(profile, context)
     missing = unknown(profile, "monthly_income") or (None if route else unknown(profile, "age", "disability", "medicare_parts"))
     if missing:
@@ -207,6 +230,9 @@ def _spend_down(result: Verdict, why: str, *asked: str) -> Verdict:
 def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:
         return verdict(True, "already enrolled in categorically needy Apple Health")
+    child = children_not_judged(profile, context, "the adult groups' resource limits are not its test")
+    if child:
+        return child
     route = pathway(profile, context)
     if route == "magi":
         income = income_within_cn_or_magi_limit.check(profile, context)

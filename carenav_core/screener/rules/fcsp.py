@@ -18,18 +18,43 @@ def unpaid_caregiver_involved(profile: Profile, context: Context) -> Verdict:
     unpaid caregiver of an adult, else the person as the one an unpaid caregiver helps (the route a person who cares
     for a child, or for someone of unknown age, keeps), else the person as an unpaid caregiver of someone whose age
     the next criterion settles. Never "of another adult" for a person cared for who is a child or of unknown age."""
-    cares_for_adult = profile.caring_for_someone is True and \
-        _adult(profile, context, "care_recipient_age").status is Status.PASS
-    if cares_for_adult:
-        return verdict(True, "the person is an unpaid caregiver of another adult")
-    if profile.has_unpaid_caregiver is True:
-        return verdict(True, f"{_helped_words(profile)}{_respite_in_care_home(profile)}")
+    routes = []
     if profile.caring_for_someone is True:
-        whom = "someone whose age is not known" if is_unknown(profile.care_recipient_age) else \
-            f"someone aged {profile.care_recipient_age}"
-        return verdict(True, f"the person is an unpaid caregiver of {whom} (FCSP serves caregivers of adults)")
+        if _adult(profile, context, "care_recipient_age").status is Status.PASS:
+            said = "the person is an unpaid caregiver of another adult"
+        else:
+            whom = "someone whose age is not known" if is_unknown(profile.care_recipient_age) else \
+                f"someone aged {profile.care_recipient_age}"
+            said = f"the person is an unpaid caregiver of {whom} (FCSP serves caregivers of adults)"
+        routes.append(_caregiver_adult(profile.age, context, said))
+    if profile.has_unpaid_caregiver is True:
+        # the caregiver's age is known only when the caregiver answers (Profile.caregiver_age)
+        routes.append(_caregiver_adult(profile.caregiver_age, context,
+                                       f"{_helped_words(profile)}{_respite_in_care_home(profile)}"))
+    if routes:
+        # the route through a caregiver of the person cared for's age first (`care_receiver_is_adult` settles that age)
+        return next((r for r in routes if r.status is Status.PASS), routes[0])
     missing = unknown(profile, "caring_for_someone", "has_unpaid_caregiver")
     return missing or verdict(False, "no unpaid caregiving relationship in either direction")
+
+
+def _caregiver_adult(age: object, context: Context, said: str) -> Verdict:
+    """A caregiving route (`said`) whose caregiver, aged `age`, may be under the Older Americans Act's adult age: Title
+    III-E's family caregiver is an adult (fcsp_caregiver_min_age, 42 U.S.C. 3030s / 3002), while Washington's RCW
+    74.41 names no caregiver age, so a younger caregiver is left open with the age raised, never passed (MAC, whose
+    WAC 182-513-1605 caregiver is 18+, excludes one). An unknown age passes, as before: the age is asked only of a
+    caregiver who answers."""
+    if is_unknown(age):
+        return verdict(True, said)
+    adult = context.thresholds.amount("fcsp_caregiver_min_age", context.on)
+    if age >= adult.amount:
+        return verdict(True, said)
+    return Verdict(status=Status.UNKNOWN, thresholds=(adult,),
+                   reason=f"{said}; but the caregiver is {age}: the Older Americans Act's family caregiver (Title "
+                          f"III-E, which funds FCSP) is an adult, {adult.shown()} or older (42 U.S.C. 3030s), while "
+                          "RCW 74.41 names no caregiver age",
+                   needs=(f"whether the Area Agency on Aging serves a caregiver under {adult.shown()} (Title III-E "
+                          "serves adult family caregivers)",))
 
 
 def _adult(profile: Profile, context: Context, field: str = "age") -> Verdict:

@@ -24,6 +24,12 @@ def assessed_nursing_facility_level_of_care(profile: Profile, context: Context) 
     return nursing_facility_level(profile)
 
 
+# MAC and TSOA are alternatives for one person (WAC 182-513-1615(3)-(4), the TSOA eligibility rule the TSOA card cites):
+# MAC rides on categorically needy or ABP Apple Health, TSOA is only for a person not receiving it
+ALTERNATIVE_TO_TSOA = ("; MAC and TSOA are alternatives: MAC needs categorically needy or ABP Apple Health, and TSOA "
+                       "applies only while the person is not receiving it (WAC 182-513-1615)")
+
+
 @rule(program=KEY, label="Eligible for categorically needy or ABP Apple Health", document="mac#financial-eligibility",
       legal=WAC_1605)
 def categorically_needy_apple_health(profile: Profile, context: Context) -> Verdict:
@@ -33,13 +39,14 @@ def categorically_needy_apple_health(profile: Profile, context: Context) -> Verd
     if missing:
         return missing
     if profile.apple_health == "categorically_needy":
-        return verdict(True, "has categorically needy Apple Health")
+        return verdict(True, f"has categorically needy Apple Health{ALTERNATIVE_TO_TSOA}")
     ruled_out = _not_categorically_needy(profile, context)
     if ruled_out is not None:
         return ruled_out
     if _apple_health_likely(profile, context):
         return verdict(True, f"current coverage: {COVERAGE[profile.apple_health]}, but categorically needy (or MAGI "
-                       "adult) Apple Health looks likely on these answers (see Apple Health), which MAC requires")
+                       f"adult) Apple Health looks likely on these answers (see Apple Health), which MAC requires"
+                       f"{ALTERNATIVE_TO_TSOA}")
     return Verdict(status=Status.UNKNOWN, reason=f"current coverage: {COVERAGE[profile.apple_health]}",
                    needs=("whether the care receiver is eligible for categorically needy Apple Health",))
 

@@ -38,8 +38,14 @@ def lives_at_home(profile: Profile, context: Context) -> Verdict:
 def not_on_categorically_needy_apple_health(profile: Profile, context: Context) -> Verdict:
     # Medically needy, MSP-only, family planning, TAKE CHARGE and kidney disease coverage do not bar TSOA.
     missing = unknown(profile, "apple_health")
-    return missing or verdict(profile.apple_health != "categorically_needy",
-                              f"current coverage: {COVERAGE[profile.apple_health]}")
+    if missing:
+        return missing
+    if profile.apple_health == "categorically_needy":
+        return verdict(False, f"current coverage: {COVERAGE[profile.apple_health]}")
+    # WAC 182-513-1615(3)-(4): TSOA is for a person not receiving CN/ABP Apple Health, who may get MAC instead
+    return verdict(True, f"current coverage: {COVERAGE[profile.apple_health]}; TSOA and MAC are alternatives: TSOA "
+                   "applies only while the person is not receiving categorically needy or ABP Apple Health, and MAC "
+                   "needs it (WAC 182-513-1615)")
 
 
 @rule(program=KEY, label="Own gross income at or below the TSOA income limit (a multiple of the SSI federal benefit rate)",

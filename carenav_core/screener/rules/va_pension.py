@@ -6,6 +6,7 @@ from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, at_least, at_or_below, only_passes,
                                               rule, unknown, verdict, yes_no)
 from carenav_core.screener.thresholds import Threshold
+from carenav_core.screener.words import fact_words
 
 KEY = "va_pension"
 VA_FDC = ("VA: pension fully developed claim (eligibility)", "https://www.va.gov/pension/how-to-apply/fully-developed-claim/")
@@ -50,6 +51,12 @@ def veteran_or_surviving_spouse(profile: Profile, context: Context) -> Verdict:
 @rule(program=KEY, label="At least one day of active service in a wartime period", document="va_pension#service",
       legal=VA_FDC)
 def wartime_service(profile: Profile, context: Context) -> Verdict:
+    if is_unknown(profile.veteran_status) and is_unknown(profile.wartime_service):
+        # the service question presumes a veteran: whether the person is one (or a veteran's surviving spouse) is
+        # asked first (programs.md section 10 rows 1-2)
+        return unknown(profile, "veteran_status", "wartime_service",
+                       reason=f"not known yet: {fact_words('veteran_status')}, and if so, "
+                              f"{fact_words('wartime_service')}")
     return yes_no(profile, "wartime_service", "served during a wartime period", "no wartime service")
 
 
@@ -87,8 +94,15 @@ def needs_aid_and_attendance(profile: Profile, context: Context) -> Verdict:
     if not is_unknown(profile.adl_help) and profile.adl_help & AA_NEEDS:
         return verdict(True, f"needs help with: {', '.join(sorted(profile.adl_help))} (Aid & Attendance)")
     if is_unknown(profile.adl_help):
-        said = "help with daily activities not known"
-    elif profile.adl_help:
+        # under the basic rate the basic pension holds whatever the answer (session 15b); otherwise not met on a
+        # guess: which rate applies waits for the answer
+        if income_below_mapr.evaluate(profile, context).status is Status.PASS:
+            return verdict(True, "help with daily activities not known, and not needed: income is under the basic "
+                           "pension's rate, and the basic pension needs no help with daily activities")
+        return Verdict(status=Status.UNKNOWN, reason="help with daily activities not known, so whether Aid & "
+                       "Attendance applies is open (the basic pension needs no help with daily activities)",
+                       unknown_fields=("adl_help",))
+    if profile.adl_help:
         # 38 CFR 3.352(a) names dressing, keeping clean, feeding, toileting and protection from daily hazards; help with
         # medication or walking alone may not meet it
         said = f"needs help with: {', '.join(sorted(profile.adl_help))}, which alone may not meet Aid & Attendance"
