@@ -494,6 +494,19 @@ def _bilateral_sentence(figure: Figure) -> str:
             f"{_money(figure.value)}, under its bilateral surgery indicator {indicator} {figure.label}.")
 
 
+def _second_sentence(figure: Figure) -> str:
+    """'Billed as a second procedure the same day (modifier 51) in CY2023, 29881's national facility payment of $553.38
+    is paid at 50%: $276.69, under its multiple procedure indicator 2 [computed: ...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    indicator = figure.how.split()[-1]
+    proviso = (" when the first procedure is not an endoscopy of its family (with one, it is paid its amount less its "
+               "ENDO BASE code's)") if indicator == "3" else ""
+    return (f"Billed as a second procedure the same day (modifier 51){' in CY' + year.group(1) if year else ''}, "
+            f"{figure.codes[0]}'s {_payment_words(figure)} of {_money(figure.inputs[0])} is paid at "
+            f"{figure.percent:.0f}%: {_money(figure.value)}, under its multiple procedure indicator {indicator}"
+            f"{proviso} {figure.label}.")
+
+
 def _nonpar_sentence(figure: Figure) -> str:
     """'A non-participating physician is paid 95% of the fee schedule amount: in CY2026, 99214's national non-facility
     payment of $135.61 becomes $128.83 (Social Security Act section 1848(a)(3)) [computed: ...].'"""
@@ -664,7 +677,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
          FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
-         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
+         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.SECOND: _second_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
          FigureKind.NONPAR: _nonpar_sentence, FigureKind.LIMITING: _limiting_sentence,
          FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence,
          FigureKind.CO_SURGERY: _co_surgery_sentence, FigureKind.SEQUESTRATION: _sequestration_sentence,
@@ -806,11 +819,13 @@ _SUPERLATIVE = re.compile(
     r"(?:(?P<top>most|highest|largest)|(?P<bottom>least|lowest))\b|"
     r"(?<!\bat )\b(?:(?P<top2>highest|largest|biggest|most(?! recent| common| likely))|"
     r"(?P<bottom2>lowest|smallest|least))\s+(?:\w+\s+){0,2}?"
-    r"(?:payments?|pay|rates?|RVUs?|amounts?|values?|valuation)\b|\b(?P<top3>best[- ]paid|most expensive)\b|"
-    r"\b(?P<bottom3>cheapest|least expensive)\b", re.IGNORECASE)
+    r"(?:payments?|pay|rates?|RVUs?|amounts?|values?|valuation)\b|"
+    r"\b(?P<top3>best[- ]paid|most expensive|(?:highest|best|top)[- ]pa(?:ying|id))\b|"
+    r"\b(?P<bottom3>cheapest|least expensive|(?:lowest|worst)[- ]pa(?:ying|id))\b", re.IGNORECASE)
 
 
-_WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b", re.IGNORECASE)
+_WHICH = re.compile(r"\b(?:which|what (?:code|level|service)s?)\b|"
+                    r"\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:highest|lowest|best|worst|top|most|least)\b", re.IGNORECASE)
 _WHICH_MORE = re.compile(r"\bwhich\b.{0,40}?\b(?:(?:pays?|is|are|gets?|has|have)\s+)?(?:(?P<more>more|higher|greater|"
                          r"bigger|larger|better|best)|(?P<less>less|lower|smaller|cheaper))\b(?!\s+than)", re.IGNORECASE)
 
@@ -1478,7 +1493,8 @@ class DeterministicWriter:
             yield from ("- " + s for s in indices.sentences())
         # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it
         # and so for a payment the indicator decides ("27447 bilateral", "11042 + 17000 on one day"): the amount first
-        priced_by = {FigureKind.COMPONENTS: "pctc", FigureKind.MULTIPLE: "mult_proc", FigureKind.BILATERAL: "bilat_surg",
+        priced_by = {FigureKind.COMPONENTS: "pctc", FigureKind.MULTIPLE: "mult_proc", FigureKind.SECOND: "mult_proc",
+                     FigureKind.BILATERAL: "bilat_surg",
                      FigureKind.ASSISTANT: "asst_surg", FigureKind.CO_SURGERY: "co_surg", FigureKind.PERIOP: "periop"}
         decided = {priced_by[g.kind] for g in prepared.figures if g.kind in priced_by} \
             if not _YES_NO.match(prepared.question) else {"pctc"}       # "Can an assistant be paid?": the rule first

@@ -15,7 +15,7 @@ from typing import Sequence
 from carenav_core.chat.plan import THERAPY_ASSISTANT_FROM, Intent, QuestionPlan, Setting
 from carenav_core.codes.families import load_families, payment_unit
 from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, diagnostic_cuts, surgical_blocks
-from carenav_core.pfs.rows import ValuationRow, modifier_rows, payment
+from carenav_core.pfs.rows import UNPAID_STATUS, ValuationRow, modifier_rows, payment  # noqa: F401 (UNPAID_STATUS re-exported)
 
 CENT = Decimal("0.01")
 CF_SETTING = "conversion factor"
@@ -48,6 +48,7 @@ class FigureKind(StrEnum):
     CO_SURGERY = "co-surgery"      # one row's amount paid to each of two co-surgeons (62.5%, modifier 62)
     SEQUESTRATION = "sequestration"    # Medicare's 80% less the 2% sequestration reduction
     PERIOP = "global surgery part"     # one row's amount for a part of its global package (modifier 54/55/56, pre-op)
+    SECOND = "second procedure"    # one row's amount as a second procedure of the day (modifier 51): 50% (MULT PROC 1-3)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,6 +152,9 @@ class Figure:
                                      "against without it unit units practice expense therapy full in paid pay",
                 FigureKind.ASSISTANT: "assistant at surgery surgeon's fee modifier paid at of its indicator "
                                       "non-physician practitioner Claims Processing Manual chapter section",
+                FigureKind.SECOND: "billed as a second later procedure the same day modifier paid at of its "
+                                   "multiple procedure indicator when first procedure is not an endoscopy family with "
+                                   "one it amount less base code's ENDO BASE",
                 FigureKind.PERIOP: "pre-operative intra-operative post-operative care share shares global surgical "
                                    "package modifier surgical care only postoperative management preoperative "
                                    "paid at of is RVU file split between practitioners"}[self.kind]
@@ -179,7 +183,6 @@ MEASURED = {"payment": (("non-facility", "payment_nonfac"), ("facility", "paymen
             "total_rvu": (("non-facility total RVU", "total_nonfac"), ("facility total RVU", "total_fac"))}
 
 
-UNPAID_STATUS = frozenset("BDEFGHIMNPX")
 # Statuses whose rows carry no national amount to compute with: C (the contractor prices it) and J (anesthesia: base
 # and time units times the anesthesia CF); their RVUs are 0 and the file's payment is not a payment
 NOT_NATIONALLY_PRICED = frozenset("CJ")
@@ -1119,6 +1122,24 @@ def periop_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Que
             return f"{name} | " + " + ".join(f"{_PERIOP_NAMES[i]} {shares[i]}%" for i in parts) + f" | {value}"
         figures += _indicated_shares(rows, indicators, plan, "periop", share_of, FigureKind.PERIOP, name, how)
     return figures
+
+
+SECOND_SHARE = Decimal("0.5")     # Claims Processing Manual ch.12 §40.6: the second and later procedures at 50%
+# "29881 billed as a second procedure", "with modifier 51", "29881-51": one code paid as a later procedure of the day
+SECOND_PROCEDURE = re.compile(r"\b(?:second(?:ary)?|subsequent|additional|later|other)\s+(?:\w+\s+)?(?:procedure|"
+                              r"surgery|surgical procedure)\b|\bmodifier\s*-?\s*51\b|\b51\s+modifier\b|"
+                              r"\b[0-9A-Z]\d{3}[0-9A-Z]-51\b", re.IGNORECASE)
+
+
+def second_procedure_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan
+                             ) -> list[Figure]:
+    """"29881 billed as a second procedure with modifier 51": per asked code whose multiple procedure indicator ranks
+    the day's procedures (1-3), its newest final row's amount in each setting asked at 50% (under 3, when the first
+    procedure is not an endoscopy of its family; `how` carries the ENDO BASE code, which decides it otherwise)."""
+    return _indicated_shares(rows, indicators, plan, "mult_proc",
+                             lambda value: SECOND_SHARE if value in SURGICAL_MULTIPLE else None, FigureKind.SECOND,
+                             "as a second procedure",
+                             lambda _, value: f"51 indicator {value}")
 
 
 def bilateral_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan) -> list[Figure]:

@@ -29,9 +29,10 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
                                        factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (FigureKind, assistant_figures, bilateral_figures, co_surgery_figures,
-                                      compute_figures, locality_extremes, multiple_figures, nonpar_figures,
-                                      periop_figures, practitioner_figures, timeless_codes, year_cf_is_proposed)
+from carenav_core.chat.figures import (SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
+                                      co_surgery_figures, compute_figures, locality_extremes, multiple_figures,
+                                      nonpar_figures, periop_figures, practitioner_figures, second_procedure_figures,
+                                      timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts, meaning_sources
 from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, THERAPY_ASSISTANT_FROM, WHY, Intent, QuestionPlan,
                                     asked_indicators, asked_pos, listed, narrowed_by_descriptor, plan_question)
@@ -596,18 +597,40 @@ _PLACE_ASKED = re.compile(r"\b(?:in|for|at|near|around)\s+((?:[A-Z][a-z]{2,}\s?)
 _NOT_PLACES = frozenset("""january february march april june july august september october november december
     medicare medicaid part parts addendum table section office facility total general the this that our my
     final proposed rule rules physician physicians hospital hospitals clinic clinics practice chronic principal
-    advanced primary transitional remote behavioral annual telehealth""".split())
+    advanced primary transitional remote behavioral annual telehealth
+    may spring summer fall autumn winter calendar year years quarter month week original traditional federal federally
+    register chapter appendix column fee schedule established home hospice nursing skilled assisted urgent
+    critical emergency inpatient outpatient ambulatory person level rural urban frontier nurse physical occupational
+    speech place dollars summary detail short brief both each every all any other some wellness preventive""".split())
+# words that make a capitalised run no place wherever they stand ("for New Patients", "in Traditional Medicare")
+_NOT_PLACE_WORDS = frozenset("patient patients visit visits services codes medicare medicaid schedule".split())
+
+
+def _unknown_place_names(text: str, match) -> list[str]:
+    """The place-like names after "in", "at", ... that no locality file knows and no misspelling was read from."""
+    known = {w.lower() for w in match.matched} | {w.lower() for w, _ in match.respelled} | \
+        {w.lower() for w, _ in match.unsure}
+    names = [m.group(1).strip() for m in _PLACE_ASKED.finditer(text)]
+    return list(dict.fromkeys(n for n in names if n.split()[0].lower() not in _NOT_PLACES and n.lower() not in known
+                              and not set(n.lower().split()) & _NOT_PLACE_WORDS))
 
 
 def _unknown_place(text: str, match) -> tuple[WarningEvent, ...]:
     """A place-like name after "in" ("What does 99213 pay in Atlantis?") that no locality file knows, and that no
     misspelling was read from: said, so the national amounts shown are not read as that place's."""
-    known = {w.lower() for w in match.matched} | {w.lower() for w, _ in match.respelled} | \
-        {w.lower() for w, _ in match.unsure}
-    names = [m.group(1).strip() for m in _PLACE_ASKED.finditer(text)]
-    names = [n for n in names if n.split()[0].lower() not in _NOT_PLACES and n.lower() not in known]
     return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{n}” is not a place the CMS locality files "
-                              "know: the national amounts are shown.") for n in dict.fromkeys(names))
+                              "know: the national amounts are shown.") for n in _unknown_place_names(text, match))
+
+
+def _intents_without_unknown_places(text: str, match, plan: QuestionPlan, today: date) -> tuple[Intent, ...]:
+    """"99213 in London 2025": a bare question read as a rule-text one only because of the unknown place name (which
+    then shows rule excerpts and no notice): its intents read without that name, as a named place's are."""
+    if plan.intents != (Intent.POLICY,):
+        return plan.intents
+    bare = text
+    for name in _unknown_place_names(text, match):
+        bare = re.sub(rf"\b{re.escape(name)}\b", " ", bare)
+    return plan_question(bare, detect(bare), today).intents if bare != text else plan.intents
 
 
 def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[ValuationRow, ...], today: date
@@ -635,7 +658,10 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
                                 + ": no place was read from it; ask again with the name spelt out.")
                    for written, names in match.unsure)
     if result is None or not found:
-        return plan, rows, unsure + _unknown_place(text, match)
+        unknown = _unknown_place(text, match)
+        if unknown:     # "99213 in London 2025": said, and the place name read as no rule topic
+            plan = dataclasses.replace(plan, intents=_intents_without_unknown_places(text, match, plan, today))
+        return plan, rows, unsure + unknown
     local = tuple(as_valuation_row(r) for r in found)
     unsure += _capped_note(found)
     unsure += tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{name}” is not a place the CMS locality "
@@ -679,7 +705,9 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
         WarningEvent(kind=WarningKind.READ_AS, message=f"“Rural {written}” is read as the state's locality outside its "
                      f"named metropolitan localities: {place.state} {place.locality} {place.name}.")
         for written, place in rural.items()) + tuple(
-        WarningEvent(kind=WarningKind.READ_AS, message=f"Read “{written.title()}” as {name.title()}: no place the "
+        WarningEvent(kind=WarningKind.READ_AS, message=f"Read “{written.title()}” as “{name.lower()}”."
+                     if name in ("RURAL", "REST") else      # "rual Texas": a qualifier of the state, not a place
+                     f"Read “{written.title()}” as {name.title()}: no place the "
                      f"locality files know is spelt “{written.title()}”.") for written, name in match.respelled) + unsure
     intents = plan.intents
     if intents == (Intent.POLICY,):
@@ -1115,7 +1143,10 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
         # "what would a bilateral 27447 pay", "what does an NP get for 99214", "the limiting charge for 99214": the
         # amount asked leads; an assistant at surgery who is an NP or PA is paid the assistant's share, not 85%
         assisting = assistant_figures(rows, indicators, plan, text)
-        figures = tuple(nonpar_figures(rows, plan) + assisting + co_surgery_figures(rows, indicators, plan) +
+        # "29881 billed as a second procedure with modifier 51": one procedure's amount as a later one of the day
+        second = second_procedure_figures(rows, indicators, plan) if not multiple and \
+            len(plan.focus_codes) == 1 and SECOND_PROCEDURE.search(text) else []
+        figures = tuple(nonpar_figures(rows, plan) + second + assisting + co_surgery_figures(rows, indicators, plan) +
                         ([] if assisting else practitioner_figures(rows, plan, figures)) +
                         bilateral_figures(rows, indicators, plan)) + figures
         if plan.practitioner is not None and plan.practitioner[2] == "1834(v)" and any(

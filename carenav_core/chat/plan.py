@@ -77,7 +77,7 @@ _HOW_VALUED = re.compile(r"\b(?:valued?|valuation|valuing|relative value|crosswa
 _RVU_NAMED = re.compile(r"\b(?:RVUs?|work RVU|practice expense|PE inputs?)\b", re.IGNORECASE)
 _HOW_OR_WHY = re.compile(r"\b(?:how(?! many| much)|why|basis|deriv\w*|arriv\w*|determin\w*|calculat\w*|based on|"
                          r"methodolog\w*|inputs?)\b", re.IGNORECASE)
-_LOOKUP = re.compile(r"\b(?:pay|pays|paid|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
+_LOOKUP = re.compile(r"\b(?:pay|pays|paid|paying|payment|payments|rate|rates|reimburse\w*|how much|amount|fee|"
                      r"fees|price|priced|cost(?![\s-]shar)|allowed|worth|"
                      # "what does a radiologist get for reading chest x-rays", "what do physicians earn for 99214"
                      r"(?:get|gets|earn|earns|make|makes|receive|receives)\s+(?:paid\s+)?for)\b"
@@ -471,6 +471,11 @@ _GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|
 COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "twice": 2}
 _COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+# a count written as a word right before a code ("99487 plus two 99489", "three 97110"): a digit there may be a code's
+# neighbour in a list, a word never is
+_WORD_BEFORE = r"(two|three|four|five|six|seven|eight|nine|ten)\s+(?:more\s+|additional\s+|extra\s+)?"
+# ... and not a count of visits or patients of the code ("two 99213 visits a month": a volume)
+_NOT_A_VOLUME = r"(?!\s+(?:visits?|services?|patients?|encounters?|claims?|sessions?|calls?)\b)"
 
 
 # "3 units of therapeutic exercise 97110", "2 units of manual therapy (97140)": words naming the service between the
@@ -486,7 +491,8 @@ def _counted(text: str, codes: tuple[str, ...]) -> tuple[str, ...]:
     """
     return tuple(code for code in codes for c in [re.escape(code)] if re.search(
         rf"\b{_COUNT}\s+(?:units?\s+of\s+|times\s+|x\s*|×\s*|\*\s*)?(?:CPT\s+|HCPCS\s+|code\s+)?{c}(?:'|\u2019)?s?\b"
-        rf"|\b{_COUNT}(?:x|×)\s*{c}\b|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b|\b{_COUNT}{_NAMED_UNITS}{c}\b", text,
+        rf"|\b{_COUNT}(?:x|×)\s*{c}\b|\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b|\b{_COUNT}{_NAMED_UNITS}{c}\b"
+        rf"|\b{_WORD_BEFORE}{c}\b{_NOT_A_VOLUME}", text,
         re.IGNORECASE))
 
 
@@ -511,6 +517,8 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
     (('99498', 2),)
     >>> asked_units("99490 + 99439 x 3", ("99490", "99439")), asked_units("99213 in 2026", ("99213",))
     ((('99439', 3),), ())
+    >>> asked_units("What does 99487 plus two 99489 pay?", ("99487", "99489"))
+    (('99489', 2),)
     """
     found: dict[str, int] = {}
     # "10 99213s and 5 93000s", "a 99205 and 2 99214s": with another code beside it, each count is its code's own
@@ -522,6 +530,7 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
                         rf"\b{_COUNT}{_NAMED_UNITS}{c}\b",                     # "3 units of therapeutic exercise 97110"
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
                         rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
+                        rf"\b{_WORD_BEFORE}{c}\b{_NOT_A_VOLUME}",                  # "99487 plus two 99489"
                         *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)"] * plural):
             m = re.search(pattern, text, re.IGNORECASE)
             if m:
@@ -599,7 +608,10 @@ _WORD_COUNT = re.compile(r"\b(" + "|".join(sorted((w.replace(" ", r"\s+") for w 
                                                  reverse=True)) + r")\b(?=\s+(?:[A-Va-v]\d{4}|\d{5})|\s+(?:\w+\s+){0,2}?"
                          r"(?:patients?|visits?|services?|claims?|units?|procedures?|encounters?|sessions?)\b)",
                          re.IGNORECASE)
-_CODE_PLURAL = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6})\s+([A-Va-v]\d{4}|\d{5})(?:'|\u2019)?s\b")
+# "30 99213s", "200 99497's"; "5000 99213 a year" (a count of a code with a rate after it)
+_CODE_PLURAL = re.compile(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,6})\s+([A-Va-v]\d{4}|\d{5})(?:(?:'|\u2019)?s\b|"
+                          r"(?=\s+(?:(?:a|per|each|every)\s+(?:year|yr|month|week|day)|annually|yearly|monthly|"
+                          r"weekly|daily)\b))")
 _NOUNS = {"patient": "patients", "pts": "patients", "beneficiary": "beneficiaries", "benes": "beneficiaries",
           "enrollee": "enrollees", "member": "members"}
 _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+"
@@ -721,6 +733,8 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
     60
     >>> asked_volume("What do 30 99213s pay?", ("99213",)).count, asked_volume("200 99497's in 2026", ("99497",)).count
     (30, 200)
+    >>> asked_volume("if we bill 5000 99213 a year", ("99213",)).services(False)
+    (5000, '')
     >>> asked_volume("What do a dozen 99497s pay?", ("99497",)).count, asked_volume("twenty office visits a week").count
     (12, 20)
     """
@@ -1060,7 +1074,7 @@ def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...])
     return (codes > 1 or any(n > 1 for _, n in units)) and bool(_SAME_SESSION.search(text))
 
 
-_UNIT_WORD = re.compile(rf"\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s*(?:x|×)\s*{_COUNT}\b|\bunits\b|"
+_UNIT_WORD = re.compile(rf"\b{_WORD_BEFORE}[0-9A-Z]\d{{3}}[0-9A-Z]\b{_NOT_A_VOLUME}|\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s*(?:x|×)\s*{_COUNT}\b|\bunits\b|"
                         rf"\b{_COUNT}\s*(?:x|×)\s*[0-9A-Z]\d{{3}}[0-9A-Z]\b", re.IGNORECASE)
 # counts spread over visits, sessions, days or a period are not one day's units
 _OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|years?|monthly|weekly|daily|annual\w*|"
@@ -1241,12 +1255,15 @@ def asked_parts(text: str) -> tuple[str, ...]:
 # "supervision" alone is a rule question ("What supervision does APCM require?").
 _INDICATORS = (
     ("pctc", re.compile(r"\bPC\s*/\s*TC\b|\bPCTC\b|\bprofessional\s*(?:/|and)\s*technical component\b", re.IGNORECASE)),
-    ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b",
+    ("mult_proc", re.compile(r"\bmultiple[- ](?:procedure|surgery|surgeries|surgical)\b|\bmodifier\s*-?\s*51\b|"
+                             r"\b51\s+modifier\b|\b[0-9A-Z]\d{3}[0-9A-Z]-51\b|\bas\s+(?:a|the)\s+second(?:ary)?\s+"
+                             r"(?:\w+\s+)?(?:procedure|surgery)\b",
                              re.IGNORECASE)),
     ("bilat_surg", re.compile(r"\bbilateral(?:ly)?\b|\bmodifier\s*-?\s*50\b|\b[0-9A-Z]\d{3}[0-9A-Z]-50\b|\b(?:on\s+)?both\s+"
                               r"(?:eyes|knees|hips|ears|sides|legs|arms|hands|feet|shoulders|wrists|breasts|lungs)\b",
                               re.IGNORECASE)),
     ("asst_surg", re.compile(r"\bassistants?[- ](?:at[- ])?surg\w*|\bmodifier\s*-?\s*(?:80|81|82|AS)\b"
+                             r"|\b(?:80|81|82|(?-i:AS))[-\s]modifier\b|\b[0-9A-Z]\d{3}[0-9A-Z]-(?:80|81|82|(?-i:AS))\b"
                              r"|\bassist(?:s|ed|ing)?\s+(?:on|at|in|with)\b|\bassisting\s+(?:surgeon|at)\b"
                              r"|\bsurgical\s+assist\w*|\bfirst[- ]assist\w*|\bas\s+(?:an?\s+|the\s+)?assistant\b"
                              r"|\bassistant(?:'s)?\s+(?:fee|payment|rate|share|amount)s?\b",

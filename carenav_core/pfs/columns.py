@@ -8,9 +8,10 @@ from decimal import Decimal
 from typing import Callable, Literal
 
 from carenav_core.codes.families import payment_unit
-from carenav_core.pfs.rows import ValuationRow
+from carenav_core.pfs.rows import UNPAID_STATUS, ValuationRow
 
 Unit = Literal["text", "rvu", "usd", "cf", "int", "flag"]
+UNPAID_MONEY = ("payment_nonfac", "payment_fac")        # shown blank for a status Medicare pays nothing for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -34,7 +35,10 @@ class Column:
         return str(value) if isinstance(value, Decimal) else value
 
     def display(self, row: ValuationRow) -> object:
-        """The value for an on-screen table (numbers as floats: formatting is the table's job)."""
+        """The value for an on-screen table (numbers as floats: formatting is the table's job). A status Medicare pays
+        nothing for (UNPAID_STATUS) shows no payment: its RVUs times the CF is none (the CSV keeps the product)."""
+        if self.name in UNPAID_MONEY and row.status in UNPAID_STATUS:
+            return None
         value = self.value(row)
         return float(value) if isinstance(value, Decimal) else value
 
@@ -67,8 +71,10 @@ COLUMNS: tuple[Column, ...] = (
            help="National non-facility payment: total non-facility RVUs x CF, half-up to cents"),
     Column(name="payment_fac", header="Payment facility", unit="usd", prompt="facility",
            help="National facility payment: total facility RVUs x CF, half-up to cents"),
-    Column(name="payment_unit", header="Paid", unit="text", read=lambda r: payment_unit(r.hcpcs),
-           help="What one payment covers (per service, or per calendar month for care management codes)"),
+    Column(name="payment_unit", header="Paid", unit="text", read=lambda r: f"not paid (status {r.status})" if
+           r.status in UNPAID_STATUS else payment_unit(r.hcpcs),
+           help="What one payment covers (per service, or per calendar month for care management codes); 'not paid' "
+                "for a status Medicare pays nothing for under the fee schedule (B, I, N, X ...)"),
     Column(name="label", header="Cite as", unit="text", help="The label prose cites for this row"),
     Column(name="status", header="Status", unit="text", help="PPRRVU status code"),
     Column(name="global_days", header="Global", unit="text",

@@ -11,7 +11,7 @@ from pathlib import Path
 from carenav_core.codes import detect
 from carenav_core.build_all import build_all
 from carenav_core.retrieval.store import Store
-from carenav_core.pfs.rows import AMA_NOTICE, shows_cpt
+from carenav_core.pfs.rows import AMA_NOTICE, UNPAID_STATUS, shows_cpt
 from carenav_core.pfs.locality import directory, locality_records, locality_rows, resolve_places
 from carenav_core.pfs.pricer import ClaimFileError, claim_record, claim_workbook, price_claim, read_claim
 from carenav_core.pfs.columns import row_record
@@ -118,9 +118,13 @@ def print_table(rows) -> None:
     for r in rows:
         def fmt(x, money=False):
             return "" if x is None else (f"${x:,.2f}" if money else str(x))
+
+        def paid(x):        # a status Medicare pays nothing for shows no payment (its RVUs x CF is none)
+            return None if r.status in UNPAID_STATUS else x
         print(f"{r.label:<27}{r.hcpcs:<7}{r.mod:<4}{r.status:<3}{fmt(r.work_rvu):>6}{fmt(r.pe_nonfac_rvu):>7}"
               f"{fmt(r.pe_fac_rvu):>6}{fmt(r.mp_rvu):>6}{fmt(r.total_nonfac):>8}{fmt(r.total_fac):>7}"
-              f"{fmt(r.cf):>9}  {fmt(r.payment_nonfac, True):>11}{fmt(r.payment_fac, True):>11}  {r.cf_label}"
+              f"{fmt(r.cf):>9}  {fmt(paid(r.payment_nonfac), True):>11}{fmt(paid(r.payment_fac), True):>11}  "
+              f"{r.cf_label if r.status not in UNPAID_STATUS else f'not paid (status {r.status})'}"
               + (f" (also {', '.join(f'{c.label} {c.value}' for c in r.other_cfs)})" if r.other_cfs else ""))
 
 

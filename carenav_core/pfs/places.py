@@ -46,13 +46,27 @@ class _PlacesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     reference: dict[str, str]
     city: dict[str, list[_CityPlace]]
+    # a locality name that is also a city of another state ("Kansas City": MO 02 and Kansas City, KS)
+    namesake: dict[str, list[_CityPlace]] = Field(default_factory=dict)
+
+
+def _places_file(path: Path) -> _PlacesFile:
+    return _PlacesFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
 
 
 @lru_cache(maxsize=2)
 def load_city_aliases(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str], ...]]:
     """CITY -> ((state, county), ...) from data/places.toml."""
-    parsed = _PlacesFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+    parsed = _places_file(path)
     return {city.upper(): tuple((p.state, p.county.upper()) for p in places) for city, places in parsed.city.items()}
+
+
+@lru_cache(maxsize=2)
+def load_namesakes(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str], ...]]:
+    """LOCALITY NAME -> ((state, county), ...): the [namesake] table of data/places.toml, cities of another state
+    named like a CMS locality ("KANSAS CITY": Kansas City, KS, beside MO 02 METROPOLITAN KANSAS CITY)."""
+    parsed = _places_file(path)
+    return {name.upper(): tuple((p.state, p.county.upper()) for p in places) for name, places in parsed.namesake.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -305,6 +319,17 @@ _STATE_CODE_AFTER = re.compile(r"\b[A-Z][a-z]+(?:\s+|,\s*)([A-Z]{2})\b(?![a-z])"
 _WORDS_IN_CAPITALS = {"OR", "IN", "ME", "OK", "HI", "OH"}     # "What OR which": words, not states, without a comma
 
 
+def _word_code_after(original: str, end: int) -> str | None:
+    """"Portland ME", "Columbus OH", "Lafayette IN": a postal code that is also a word (OR, IN, ME, ...), in capitals
+    right after a place and followed by no letter; the caller takes it only when the place has a locality there.
+
+    >>> _word_code_after("99213 in Portland ME 2025", 17), _word_code_after("Portland or Seattle", 8)
+    ('ME', None)
+    """
+    m = re.compile(r"\s+([A-Z]{2})(?![A-Za-z])").match(original, end)
+    return m.group(1) if m and m.group(1) in _WORDS_IN_CAPITALS else None
+
+
 def _state_code_hits(original: str, index: _Index) -> list[_Hit]:
     """"Birmingham AL": the state's localities (a state of one locality is that locality); after a place the file
     knows ("Brooklyn NY", "Seattle WA") the code only confirms that place's state, as ", NY" does."""
@@ -470,18 +495,61 @@ def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], co
     """The localities `text` names (see the module docstring); no place -> an empty, unambiguous match. A place
     name misspelt by a letter or two after "in", "at", "vs", ... is read as the one name it is that close to
     (`PlaceMatch.respelled` says so)."""
-    aliases = load_city_aliases() if aliases is None else aliases
+    aliases = _default_aliases() if aliases is None else aliases
     index = _index(tuple(localities), tuple(counties))
+    qualifiers = _qualifier_respell(_normal(text))           # "rual Texas", "reset of Texas": read as meant first
+    text = _recase(text, qualifiers) if qualifiers else text
     normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots
     hits = _hits(text, normal, text, index, aliases)
     respelled, unsure = _respell(normal, hits, index, aliases, text)
     if not respelled:
-        return _match(text, normal, text, hits, index, unsure=unsure)
+        return _match(text, normal, text, hits, index, respelled=qualifiers, unsure=unsure)
     # the original with the names in place keeps its capitals elsewhere (", WA", "Birmingham AL" are read on it)
     original = _recase(text, respelled)
     normal = _normal(original)
     return _match(original, normal, original, _hits(original, normal, original, index, aliases), index,
-                  respelled=respelled, unsure=unsure)
+                  respelled=qualifiers + respelled, unsure=unsure)
+
+
+def _default_aliases() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The cities of data/places.toml and its namesakes of locality names, one table."""
+    merged = dict(load_city_aliases())
+    for name, spots in load_namesakes().items():
+        merged[name] = tuple(dict.fromkeys(merged.get(name, ()) + spots))
+    return merged
+
+
+# Words that qualify a state ("rural Texas", "rest of Texas"), as `_rural` and the locality names read them; a word a
+# letter from one, written before a state name, is read as it when it is no English word ("rual", "rurual", "ruarl",
+# "rset of"). "reset of <state>" has no other reading and is read as "rest of" too; "west of", "best of", "mural" stay.
+_QUALIFIERS = {"RURAL": re.compile(r"(?<![A-Z'])([A-Z]+)\s+(?:(?:PARTS?|AREAS?)\s+OF\s+)?$"),
+               "REST": re.compile(r"(?<![A-Z'])([A-Z]+)\s+OF\s+$")}
+_QUALIFIER_MISSPELLINGS = {"RESET": "REST"}
+_NOT_QUALIFIERS = {"AURAL", "URAL"}
+
+
+def _qualifier_respell(normal: str) -> list[tuple[str, str]]:
+    """(written, "RURAL" or "REST") for each misspelt qualifier right before a state name.
+
+    >>> _qualifier_respell(_normal("99215 in rual texas in 2024")), _qualifier_respell(_normal("reset of Texas"))
+    ([('RUAL', 'RURAL')], [('RESET', 'REST')])
+    >>> _qualifier_respell(_normal("west of Texas, rural Texas, a mural Texas")), _qualifier_respell(_normal("rual"))
+    ([], [])
+    """
+    out = []
+    for name in STATE_CODES:
+        if "/" in name:
+            continue
+        for m in _compiled(name).finditer(normal):
+            for target, before in _QUALIFIERS.items():
+                q = before.search(normal[:m.start()])
+                word = q.group(1) if q else ""
+                if not word or word == target or word in _NOT_QUALIFIERS:
+                    continue
+                if _QUALIFIER_MISSPELLINGS.get(word) == target or (
+                        len(word) >= 3 and _distance(word, target, 1) == 1 and not is_known_word(word)):
+                    out.append((word, target))
+    return list(dict.fromkeys(out))
 
 
 def _recase(text: str, respelled: list[tuple[str, str]]) -> str:
@@ -504,7 +572,9 @@ def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Inde
     # "Manhattan, Alaska, rest of Florida" lists places
     states = {h.places[0].state for h in hits if h.rank == 4} | {
         s for h in hits for s in [_state_after(normal, h.end, original)]
-        if s and (any(_in_state(p, s, index) for p in h.places) or h.how.startswith("county"))}
+        if s and (any(_in_state(p, s, index) for p in h.places) or h.how.startswith("county"))} | {
+        s for h in hits if h.rank < 4 for s in [_word_code_after(original, h.end)]
+        if s and any(_in_state(p, s, index) for p in h.places)}
     hits = sorted(_narrow_by_state(hits, states, normal, index), key=lambda h: (h.start, h.rank))
     candidates = tuple(PlaceCandidate(place=p, matched=text[h.start:h.end], how=h.how) for h in hits for p in h.places)
     match = PlaceMatch(candidates=candidates, ambiguous=False, matched=tuple(dict.fromkeys(text[h.start:h.end] for h in hits)))

@@ -65,6 +65,11 @@ def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:
     return (total * cf).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
+# Statuses Medicare pays nothing for under the fee schedule (B bundled, I not valid for Medicare, N non-covered, X
+# statutory exclusion, ...): their RVUs times the CF is no payment, so no table shows it as one
+UNPAID_STATUS = frozenset("BDEFGHIMNPX")
+
+
 @dataclass(frozen=True, kw_only=True)
 class ValuationRow:
     """One code, one vintage (final CY release or proposed rule), one modifier."""

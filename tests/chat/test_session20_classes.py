@@ -78,3 +78,100 @@ def test_a_frequency_reads_visits_only_with_units_written(text, services):
         assert volume is None or not volume.per_visit
     else:
         assert volume.services(False)[0] == services
+
+
+# ---- probe round 21
+
+from carenav_core.chat.figures import SECOND_SHARE  # noqa: E402
+from carenav_core.pfs.columns import BY_NAME  # noqa: E402
+from carenav_core.pfs.rows import UNPAID_STATUS  # noqa: E402
+from tests.chat.test_question_classes import said  # noqa: E402
+
+
+@pytest.mark.parametrize("question, cy, counted", [
+    ("What does 99487 plus two 99489 pay in 2023?", 2023, {"99487": 1, "99489": 2}),
+    ("99490 and three 99439 in 2026: total?", 2026, {"99490": 1, "99439": 3}),
+    ("What do 99497 and two additional 99498 pay in 2025?", 2025, {"99497": 1, "99498": 2}),
+])
+def test_a_count_written_as_a_word_before_a_code_is_its_units(backends, question, cy, counted):
+    """C1: "99487 plus two 99489" bills two 99489 (it priced one)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert dict(prepared.plan.units) == {c: n for c, n in counted.items() if n > 1}
+    (total,) = [f for f in prepared.figures if f.kind in (FigureKind.TOTAL, FigureKind.MULTIPLE)
+                and f.setting.startswith("non-facility") and not f.place]
+    assert total.value == sum(_row(prepared, c, cy).payment_nonfac * n for c, n in counted.items())
+
+
+def test_a_word_count_before_a_therapy_code_is_one_days_units(backends):
+    prepared = prepare("What does 99214 plus three 97110 pay in 2025?", backends, today=TODAY)
+    (day,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    therapy = _row(prepared, "97110", 2025)
+    assert day.value == _row(prepared, "99214", 2025).payment_nonfac + therapy.payment_nonfac + 2 * _half_pe(therapy)
+
+
+def test_a_word_count_of_visits_stays_a_volume():
+    from carenav_core.chat.plan import asked_units
+    assert asked_units("We bill two 99213 visits a month", ("99213",)) == ()
+
+
+@pytest.mark.parametrize("question, best, top", [
+    ("What is the highest paying chronic care management code in 2025?", "99487", True),
+    ("What is the highest-paying transitional care management code in 2025?", "99496", True),
+    ("What's the lowest paid TCM code in 2026?", "99495", False),
+])
+def test_highest_paying_asks_which_code_pays_the_most(backends, question, best, top):
+    """C3: "the highest paying X code" names the code (it printed the rows and no answer)."""
+    prepared = prepare(question, backends, today=TODAY)
+    text = said(prepared)
+    assert f"{best} has the {'highest' if top else 'lowest'} non-facility payment" in text
+    focus = [r for r in prepared.rows if r.in_focus and not r.proposed and not r.locality]
+    pick = (max if top else min)(focus, key=lambda r: r.payment_nonfac)
+    assert pick.hcpcs == best
+
+
+@pytest.mark.parametrize("question, code, cy", [
+    ("27447 with AS modifier 2026 payment", "27447", 2026),
+    ("What does 27130-AS pay in 2025?", "27130", 2025),
+])
+def test_the_as_modifier_written_before_modifier_is_the_assistants_share(backends, question, code, cy):
+    """C4: "27447 with AS modifier": 13.6% of the surgeon's fee (modifier 80 already worked)."""
+    prepared = prepare(question, backends, today=TODAY)
+    (figure,) = [f for f in prepared.figures if f.kind is FigureKind.ASSISTANT and f.setting == "facility"]
+    assert figure.value == _cents(_row(prepared, code, cy).payment_fac * Decimal("0.136"))
+
+
+@pytest.mark.parametrize("question, code, cy", [
+    ("29881 billed as a second procedure with modifier 51 in 2023, what's the allowed amount?", "29881", 2023),
+    ("What is 27447-51 paid in 2026?", "27447", 2026),
+    ("What does 11042 pay as a second procedure in 2025?", "11042", 2025),
+])
+def test_one_code_as_a_second_procedure_is_paid_half(backends, question, code, cy):
+    """C4: modifier 51 / "as a second procedure": 50% of the fee under MULT PROC 1-3 (the claim pricer's rule)."""
+    prepared = prepare(question, backends, today=TODAY)
+    found = [f for f in prepared.figures if f.kind is FigureKind.SECOND]
+    assert found
+    row = _row(prepared, code, cy)
+    for figure in found:
+        amount = row.payment_fac if figure.setting == "facility" else row.payment_nonfac
+        assert figure.value == _cents(amount * SECOND_SHARE)
+        assert figure.label in said(prepared)
+
+
+def test_a_code_of_a_status_medicare_does_not_pay_shows_no_payment_in_the_table(backends):
+    """C6: 99396 (status N) showed $120.98 in the table's payment column while the prose said it is not paid."""
+    prepared = prepare("What does 99396 pay in 2025?", backends, today=TODAY)
+    row = _row(prepared, "99396", 2025)
+    assert row.status in UNPAID_STATUS
+    assert BY_NAME["payment_nonfac"].display(row) is None and BY_NAME["payment_fac"].display(row) is None
+    assert BY_NAME["payment_unit"].display(row) == f"not paid (status {row.status})"
+    assert BY_NAME["payment_nonfac"].text(row) == str(row.payment_nonfac)      # the CSV keeps the product
+
+
+def test_a_count_of_a_code_with_a_rate_is_a_volume_of_its_services(backends):
+    """C5 (125): "if we bill 5000 99213 a year" prices the volume's change (it gave the per-code change only)."""
+    prepared = prepare("How much will my practice lose in 2025 vs 2024 if we bill 5000 99213 a year?", backends,
+                       today=TODAY)
+    (change,) = [f for f in prepared.figures if f.kind is FigureKind.CHANGE and f.setting.startswith("non-facility")
+                 and "5000 ×" in f.label]
+    assert change.value == 5000 * (_row(prepared, "99213", 2025).payment_nonfac -
+                                   _row(prepared, "99213", 2024).payment_nonfac)
