@@ -11,7 +11,8 @@ from carenav_core.screener.assemble import Card, Report, run_screen
 from carenav_core.screener.edges import program_search
 from carenav_core.screener.intake import DECLINED, DONT_KNOW, answers_to_params, params_to_answers
 from carenav_core.screener.profile import normalize
-from carenav_core.screener.questions import SECTIONS, Question, drop_hidden, option_words, visible
+from carenav_core.screener.questions import (SECTIONS, Question, drop_hidden, earlier_option_words, option_words,
+                                             visible)
 from carenav_core.screener.render import report_html, report_markdown
 from carenav_core.ui.resources import app_model, app_settings, app_store
 
@@ -20,8 +21,9 @@ LIMITS = {"household_size": (1, 20)}
 
 
 def _choice(question: Question, current: object) -> object:
-    words = {**option_words(question), **SPECIAL}
-    options = ["", *option_words(question), DONT_KNOW, DECLINED]
+    earlier = earlier_option_words(question, current)       # a saved link's earlier bracket stays answered
+    words = {**option_words(question), **earlier, **SPECIAL}
+    options = ["", *option_words(question), *earlier, DONT_KNOW, DECLINED]
     shown = str(current) if current is not None else ""
     picked = st.selectbox(question.text, options, index=options.index(shown) if shown in options else 0,
                           format_func=words.get, key=f"q_{question.field}", help=question.help or None)

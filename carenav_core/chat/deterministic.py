@@ -772,7 +772,8 @@ def year_line(row: ValuationRow, setting: Setting, measure: str = "payment") -> 
     if row.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED:     # "98008 pays $47.23" is no payment of status I
         return (f"CY{row.cy} ({stage}): {_code(row, False)} has status {row.status} ({row.status_meaning}): no "
                 f"national fee schedule payment {row.label}.")
-    paid = [f"{_money(amount)} {where}" for where, amount, kind in (
+    # a setting the file marks NA says so, as the row's own sentence does (its change is not computed: `stated`)
+    paid = [f"{_money(amount)} {where}{_na_note(row, where)}" for where, amount, kind in (
         ("non-facility", row.payment_nonfac, Setting.NON_FACILITY), ("facility", row.payment_fac, Setting.FACILITY))
         if amount is not None and setting in (Setting.BOTH, kind)]
     return f"CY{row.cy} ({stage}): {_code(row, False)} pays {' and '.join(paid) or 'no national amount'} {row.label}."

@@ -84,7 +84,10 @@ _LOOKUP = re.compile(r"\b(?:pay|pays|paid|paying|payment|payments|rate|rates|rei
                      r"(?!\s+(?:rules?|polic(?:y|ies)|requirements?|integrity))", re.IGNORECASE)   # not "payment rules"
 # "Is 99439 payable in a facility?" is a lookup (the row's status and amount answer); "Is G0556 payable when CCM
 # is billed the same month?" is a rule question.
-_PAYABLE = re.compile(r"\bpayable\b", re.IGNORECASE)
+# "Is 99439 payable?", "Is G2012 still active in 2025?", "Is 99091 still valid?": the row's status answers
+_PAYABLE = re.compile(r"\bpayable\b|\b(?:still\s+)?(?:active|valid|in use|around|deleted|discontinued|retired|"
+                      r"terminated)\b(?=.{0,30}$|\s+(?:in|for|as of|from)\s+(?:CY\s?)?20\d\d\b)|"
+                      r"\bstill\s+(?:exist|exists|billable|covered|paid)\b", re.IGNORECASE)
 _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|concurrent\w*|together|alongside|"
                         r"billed|unless|if)\b", re.IGNORECASE)
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
@@ -655,6 +658,20 @@ _UNITS_WRITTEN = re.compile(r"\bunits?\b|\b[0-9A-Z]\d{3}[0-9A-Z]\s*(?:x|×|\*)\s
                             re.IGNORECASE)
 
 
+def _span_months(text: str) -> int | None:
+    """The months of a span written ("for a year": 12, "over 6 months": 6), None when none is.
+
+    >>> _span_months("for two years"), _span_months("over 6 months"), _span_months("in 2026")
+    (24, 6, None)
+    """
+    span = _SPAN.search(text)
+    if not span:
+        return None
+    n = span.group("n")
+    n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
+    return n * 12 if span.group("unit").lower().startswith("y") else n
+
+
 def _visits_at_frequency(text: str) -> Volume | None:
     """Units billed at each of a number of visits ("3 units of 97110 twice a week for 6 weeks", "97110 x 3, 3 times
     a week for 4 weeks"): the volume is the visits (2 a week for 6 weeks), each visit billing the units written.
@@ -680,14 +697,9 @@ def _visits_at_frequency(text: str) -> Volume | None:
     people = re.search(r"(?<![\w.$,])(\d{1,3}(?:,\d{3})+|\d{1,5})\s+(?:patients|beneficiaries|people|members)\b", text,
                        re.IGNORECASE)
     count *= int(people.group(1).replace(",", "")) if people else 1
-    span = _SPAN.search(text)
-    months = 0
-    if span:
-        n = span.group("n")
-        n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
-        months = n * 12 if span.group("unit").lower().startswith("y") else n
-    elif _YEARLY.search(text) or _WHOLE_YEAR.search(text):
-        months = 12
+    months = _span_months(text)
+    if months is None:
+        months = 12 if _YEARLY.search(text) or _WHOLE_YEAR.search(text) else 0
     weeks = _WEEKS.search(text)
     return Volume(count=count, noun="visits", per=per, months=months,
                   weeks=int(weeks.group(1)) if weeks and per == "week" else 0, per_visit=True)
@@ -779,14 +791,9 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
             word = next(g for g in rate.groupdict().values() if g).lower()
             per = "month" if word.startswith("mo") else "week" if word.startswith("w") else \
                 "day" if word.startswith("d") else "year"
-        span = _SPAN.search(text)
-        months = 0
-        if span:
-            n = span.group("n")
-            n = 1 if n is None else (_SPAN_NUMBERS.get(n.lower()) or int(n))
-            months = n * 12 if span.group("unit").lower().startswith("y") else n
-        elif per == "year" or _YEARLY.search(text) or (per and _WHOLE_YEAR.search(text)):
-            months = 12
+        months = _span_months(text)
+        if months is None:
+            months = 12 if per == "year" or _YEARLY.search(text) or (per and _WHOLE_YEAR.search(text)) else 0
         if per == "year" and months <= 12:
             per, months = "", 12
         weeks = _WEEKS.search(text)                  # "40 visits a week, 48 weeks a year", "25 per week, 46 weeks"

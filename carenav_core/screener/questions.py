@@ -115,6 +115,20 @@ def option_words(question: Question) -> dict[str, str]:
     return {value: value for value in choices(question.field)}
 
 
+def earlier_option_words(question: Question, current: object) -> dict[str, str]:
+    """An earlier bracket (intake.toml `retired`) a saved link answers with, in words, so the form keeps the answer
+    rather than dropping it; {} for any other answer.
+
+    >>> earlier_option_words(QUESTIONS_BY_FIELD["assets"], "17991-35130")
+    {'17991-35130': '$17,991 – $35,130 (an earlier range)'}
+    """
+    if question.kind != "money":
+        return {}
+    options = load_intake_options()
+    retired = options.retired_income_brackets if question.field == "monthly_income" else options.retired_asset_brackets
+    return {b.key: f"{b.label()} (an earlier range)" for b in retired if b.key == current}
+
+
 def visible(answers: dict) -> tuple[Question, ...]:
     """The questions that apply given the answers so far."""
     return tuple(q for q in QUESTIONS if q.applies(answers))

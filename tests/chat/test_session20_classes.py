@@ -175,3 +175,25 @@ def test_a_count_of_a_code_with_a_rate_is_a_volume_of_its_services(backends):
                  and "5000 ×" in f.label]
     assert change.value == 5000 * (_row(prepared, "99213", 2025).payment_nonfac -
                                    _row(prepared, "99213", 2024).payment_nonfac)
+
+
+@pytest.mark.parametrize("question", ["Is G2012 still active in 2025?", "Was 99441 deleted in 2025?",
+                                      "Is 99442 still valid in 2025?"])
+def test_whether_a_code_is_still_active_is_answered_from_the_files(backends, question):
+    """C9 (124): "Is G2012 still active in 2025?" was read as a rule question: a CY2025 excerpt about other codes
+    answered it, and the note that the code is not in the CY2025 file was hidden."""
+    from carenav_core.chat.deterministic import data_notes
+    from carenav_core.chat.plan import Intent
+    prepared = prepare(question, backends, today=TODAY)
+    assert Intent.LOOKUP in prepared.plan.intents
+    assert any("not in the CY2025 fee schedule file" in note for note in data_notes(prepared))
+    assert "not in the CY2025 fee schedule file" in said(prepared)
+
+
+def test_a_years_line_says_the_setting_the_file_marks_na(backends):
+    """C7 (025): the per-year lines stated 93306's facility amount with no NA note, while its row sentence and the
+    change (not computed for an NA setting) treat it as NA."""
+    prepared = prepare("Change in 93306 payment from 2022 to 2025, facility and non-facility", backends, today=TODAY)
+    assert all(r.fac_na == "NA" for r in prepared.rows if r.in_focus and r.hcpcs == "93306")
+    lines = [line for line in said(prepared).splitlines() if "(final): 93306 pays" in line]
+    assert len(lines) == 4 and all("the file marks its facility PE NA" in line for line in lines)
