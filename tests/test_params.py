@@ -84,7 +84,9 @@ def test_a_parameter_defined_in_two_files_is_rejected_naming_both():
 # Periods the data declares `pending` (no confirmed figure); any other gap fails the coverage test.
 DECLARED_GAPS = {"va_survivor_mapr_aid_attendance": (date(2024, 12, 1), date(2025, 11, 30)),
                  "tsoa_resources": (date(2023, 10, 9), date(2025, 12, 31)),
-                 "spousal_csra_state_standard": (date(2024, 7, 1), date(2025, 6, 30))}
+                 "spousal_csra_state_standard": (date(2024, 7, 1), date(2025, 6, 30)),
+                 # the 2024 guidelines' limit until the 2025 guidelines took effect (January 15, 2025)
+                 "extra_help_income": (date(2025, 1, 1), date(2025, 1, 14))}
 
 
 def test_every_parameter_has_a_value_in_force_on_every_date_of_2025_and_2026():
