@@ -88,6 +88,20 @@ def asks_anesthesia(text: str) -> bool:
     return bool(_ANESTHESIA.search(text))
 
 
+# "the anesthesia payment per unit in Chicago", "anesthesia unit rate": the anesthesia CF is a dollar amount a unit
+_PER_UNIT = re.compile(r"\bper\s+(?:base\s+|time\s+)?unit\b|\bunit\s+(?:rate|value|price|amount|dollars?)\b|"
+                       r"\b(?:a|each)\s+unit\b", re.IGNORECASE)
+
+
+def asks_anesthesia_unit(text: str) -> bool:
+    """An anesthesia amount a unit asked without "conversion factor" (the ANES file's CF is that amount).
+
+    >>> asks_anesthesia_unit("What is the anesthesia payment per unit in Chicago?"), asks_anesthesia_unit("anesthesia")
+    (True, False)
+    """
+    return asks_anesthesia(text) and bool(_PER_UNIT.search(text))
+
+
 # "Has the conversion factor gone down every year?", "the CF over time": every year, as a trend
 _OVER_YEARS = re.compile(r"\b(?:every|each) year\b|\bover (?:the )?(?:years|time)\b|\bhistor(?:y|ical)\b|\btrend|"
                          r"\bsince\b|\byear[- ]over[- ]year\b|\bgone (?:up|down)\b", re.IGNORECASE)

@@ -26,8 +26,8 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, Progres
                                       TokenEvent, ValuationEvent, WarningEvent, WarningKind, provenance_for)
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary,
-                                       asked_places, asks_anesthesia, asks_conversion_factor, asks_gpci,
-                                       factor_sources, gpci_summary, in_focus, other_payer, other_system)
+                                       asked_places, asks_anesthesia, asks_anesthesia_unit, asks_conversion_factor,
+                                       asks_gpci, factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import (SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
                                       co_surgery_figures, compute_figures, locality_extremes, multiple_figures,
@@ -369,7 +369,7 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
     notes: tuple[WarningEvent, ...] = ()
     factors: tuple[FactorRow, ...] = ()
     anesthesia: tuple[AnesthesiaRow, ...] = ()
-    if asks_conversion_factor(text, bool(detection.codes)):
+    if asks_conversion_factor(text, bool(detection.codes)) or asks_anesthesia_unit(text):
         system = other_system(text)
         if asks_anesthesia(text):
             on = plan.dates[0] if plan.dates else None         # "on February 1, 2024": the amounts in force then

@@ -473,10 +473,12 @@ _GAP = re.compile(r"\b(?:difference|differ\w*|gap|spread|vs\.?|versus|compared?|
 
 COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
                 "twice": 2}
-_COUNT = r"(\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)"
+_COUNT = r"(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)"
+_UNIT_WORDS = COUNT_WORDS | {"eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 # a count written as a word right before a code ("99487 plus two 99489", "three 97110"): a digit there may be a code's
 # neighbour in a list, a word never is
-_WORD_BEFORE = r"(two|three|four|five|six|seven|eight|nine|ten)\s+(?:more\s+|additional\s+|extra\s+)?"
+_WORD_BEFORE = r"(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+" \
+    r"(?:more\s+|additional\s+|extra\s+)?"
 # ... and not a count of visits or patients of the code ("two 99213 visits a month": a volume)
 _NOT_A_VOLUME = r"(?!\s+(?:visits?|services?|patients?|encounters?|claims?|sessions?|calls?)\b)"
 
@@ -532,13 +534,15 @@ def asked_units(text: str, codes: tuple[str, ...]) -> tuple[tuple[str, int], ...
                         rf"\b{_COUNT}(?:x|×)\s*{c}\b",                                          # "3x 97110"
                         rf"\b{_COUNT}{_NAMED_UNITS}{c}\b",                     # "3 units of therapeutic exercise 97110"
                         rf"\b{c}\s*(?:x|×|\*)\s*{_COUNT}\b",
-                        rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b",
+                        rf"\b{c}\s+(?:billed\s+|reported\s+)?(?:{_COUNT}\s+times|(twice))\b(?!\s*(?:(?:a|an|per|"
+                        rf"each|every)\s+|/\s*)(?:week|wk|month|mo|day|year)\b|\s+(?:weekly|monthly|daily))",
                         rf"\b{_WORD_BEFORE}{c}\b{_NOT_A_VOLUME}",                  # "99487 plus two 99489"
-                        *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)"] * plural):
+                        *[rf"\b{_COUNT}\s+{c}(?:(?:'|\u2019)?s\b|\s+(?:visits?|services?|encounters?|units?)\b)",
+                          rf"\b{_COUNT}\s+{c}\b{_NOT_A_VOLUME}"] * plural):       # "150 99214 and 40 99215"
             m = re.search(pattern, text, re.IGNORECASE)
             if m:
                 word = next(g for g in m.groups() if g).lower()
-                count = COUNT_WORDS.get(word) or int(word)
+                count = _UNIT_WORDS.get(word) or int(word)
                 if count > 1:
                     found[code] = count
                 break
@@ -672,7 +676,7 @@ def _span_months(text: str) -> int | None:
     return n * 12 if span.group("unit").lower().startswith("y") else n
 
 
-def _visits_at_frequency(text: str) -> Volume | None:
+def _visits_at_frequency(text: str, units: bool = True) -> Volume | None:
     """Units billed at each of a number of visits ("3 units of 97110 twice a week for 6 weeks", "97110 x 3, 3 times
     a week for 4 weeks"): the volume is the visits (2 a week for 6 weeks), each visit billing the units written.
 
@@ -687,8 +691,8 @@ def _visits_at_frequency(text: str) -> Volume | None:
     (600, '60 a week × 10 weeks')
     """
     found = _FREQUENCY.search(text)
-    if found is None or not _UNITS_WRITTEN.search(text[:found.start()] + " " + text[found.end():]):
-        return None
+    if found is None or (units and not _UNITS_WRITTEN.search(text[:found.start()] + " " + text[found.end():])):
+        return None         # (`units` False: "99213 twice a week for 6 weeks", a frequency of visits alone)
     word = found.group("word")
     count = _FREQUENCY_WORDS[word.lower()] if word else (_SPAN_NUMBERS.get(found.group("n").lower()) or
                                                         int(found.group("n")))
@@ -702,7 +706,7 @@ def _visits_at_frequency(text: str) -> Volume | None:
         months = 12 if _YEARLY.search(text) or _WHOLE_YEAR.search(text) else 0
     weeks = _WEEKS.search(text)
     return Volume(count=count, noun="visits", per=per, months=months,
-                  weeks=int(weeks.group(1)) if weeks and per == "week" else 0, per_visit=True)
+                  weeks=int(weeks.group(1)) if weeks and per == "week" else 0, per_visit=units)
 
 
 @lru_cache(maxsize=1)
@@ -805,7 +809,9 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
                       days_a_week=0 if a_week is None else (_SPAN_NUMBERS.get(a_week.group("n").lower()) or
                                                             int(a_week.group("n"))),
                       days=days)
-    return None
+    # no count of patients or services: a frequency of visits alone ("99213 twice a week for 6 weeks", "G0283 3x/week
+    # for 4 weeks") is the volume
+    return _visits_at_frequency(text, units=False)
 
 
 _NATIONAL = re.compile(r"\bnation(?:al(?:ly)?|[\s-]?wide)\b", re.IGNORECASE)
@@ -1065,7 +1071,10 @@ _SAME_SESSION = re.compile(
     # "during the same colonoscopy", "in one EGD", "at the same upper endoscopy": one scope session
     r"|\b(?:during|in|within|at)\s+(?:the\s+same|one|a\s+single|the|an?)\s+(?:[\w/-]+\s+){0,2}?"
     r"(?:\w*scop(?:y|ies)|scopes?|EGDs?)\b"
-    r"|\b(?:at|in) the same time\b", re.IGNORECASE)
+    r"|\b(?:at|in) the same time\b"
+    # "29881 and 29877 on the same knee": procedures on one body part are one operative session
+    r"|\b(?:on|in|to|of)\s+the\s+same\s+(?:knee|hip|shoulder|elbow|wrist|ankle|foot|hand|eye|ear|joint|side|"
+    r"breast|lung|leg|arm|spine|back|patient)\b", re.IGNORECASE)
 
 
 def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...]) -> bool:
@@ -1775,8 +1784,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     # the codes written count for whose count a number is (a family's members are alternatives, not codes beside)
     volume = asked_volume(text, detection.codes, named) if detection.codes else None
     if volume is not None and not volume.per_visit:   # "billed 20 times a month": the volume's count, not 20 units
-        units = tuple(u for u in units if not (u[1] == volume.count and (volume.noun == "units" or
-                                               re.search(rf"\b{volume.count}\s+times\b", text, re.IGNORECASE))))
+        # ... nor "twenty G2211 add-ons": a count the volume read is not also that many units of its code
+        units = tuple(u for u in units if u[1] != volume.count)
     bundles = asked_bundles(text, named)
     versus_national = bool(_NATIONAL.search(text))
     switched = asked_switch(text, named)

@@ -197,3 +197,49 @@ def test_a_years_line_says_the_setting_the_file_marks_na(backends):
     assert all(r.fac_na == "NA" for r in prepared.rows if r.in_focus and r.hcpcs == "93306")
     lines = [line for line in said(prepared).splitlines() if "(final): 93306 pays" in line]
     assert len(lines) == 4 and all("the file marks its facility PE NA" in line for line in lines)
+
+
+# ---- probe round 22
+
+@pytest.mark.parametrize("question, cy, counted", [
+    ("What do twelve 99309 and four 99310 pay in 2026?", 2026, {"99309": 12, "99310": 4}),
+    ("eight 99490 plus eleven 99439 in 2025 total?", 2025, {"99490": 8, "99439": 11}),
+    ("150 99214 and 40 99215 in 2025: total payment?", 2025, {"99214": 150, "99215": 40}),
+])
+def test_larger_counts_of_codes_billed_together_are_each_codes_units(backends, question, cy, counted):
+    """C1 (round 22): counts above ten and of three digits were dropped ($767.89 for twelve 99309 and four 99310)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert dict(prepared.plan.units) == counted
+    (total,) = [f for f in prepared.figures if f.kind is FigureKind.TOTAL and f.setting.startswith("non-facility")]
+    assert total.value == sum(_row(prepared, c, cy).payment_nonfac * n for c, n in counted.items())
+
+
+@pytest.mark.parametrize("question, cy, code, visits", [
+    ("What does 99213 twice a week for 6 weeks pay in 2025?", 2025, "99213", 12),
+    ("99213 once a week for 10 weeks in 2025: total?", 2025, "99213", 10),
+    ("G0283 3x/week for 4 weeks in 2026 - what does it pay?", 2026, "G0283", 12),
+])
+def test_a_frequency_of_visits_alone_is_the_volume(backends, question, cy, code, visits):
+    """C2 (round 22): "99213 twice a week for 6 weeks" priced two units ($177.90); it is 12 visits."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.units == () and prepared.plan.volume.services(False)[0] == visits
+    (volume,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting.startswith("non-facility")]
+    assert volume.value == visits * _row(prepared, code, cy).payment_nonfac
+
+
+def test_an_anesthesia_amount_per_unit_is_the_localitys_anesthesia_cf(backends):
+    """C13 (round 22): "anesthesia payment per unit in Chicago" got rule excerpts about drug rebates; the ANES file's
+    Chicago figure answers it, as "anesthesia conversion factor in Chicago" does."""
+    asked = prepare("What is the anesthesia payment per unit in Chicago in 2025?", backends, today=TODAY)
+    control = prepare("What is the anesthesia conversion factor in Chicago in 2025?", backends, today=TODAY)
+    assert asked.anesthesia and [(r.label, r.amount) for r in asked.anesthesia] == \
+        [(r.label, r.amount) for r in control.anesthesia]
+
+
+def test_procedures_on_the_same_knee_are_one_session(backends):
+    """C5 (round 22): "29881 and 29877 on the same knee" summed both at 100% ($1,102.56); one session's endoscopic
+    family pays the highest in full and the other less its base (the answer "same day" already gave)."""
+    knee = prepare("What do 29881 and 29877 pay on the same knee in a facility in 2026?", backends, today=TODAY)
+    day = prepare("What do 29881 and 29877 pay on the same day in a facility in 2026?", backends, today=TODAY)
+    values = [sorted(f.value for f in p.figures if f.kind is FigureKind.MULTIPLE and not f.place) for p in (knee, day)]
+    assert values[0] and values[0] == values[1]
