@@ -479,6 +479,12 @@ def _practitioner_sentence(figure: Figure) -> str:
                 f"{_money(figure.inputs[0])}; Social Security Act section {law}) {figure.label}.")
     by = f"Furnished in whole or in part by a {who} (modifier {'CQ' if 'physical' in who else 'CO'})" \
         if law == "1834(v)" else f"Billed by a {who}"
+    if " | one day " in figure.how:     # the day's units under the multiple-procedure rule, at the share
+        units = figure.how.split(" | one day ", 1)[1]
+        return (f"{by}{' in CY' + year.group(1) if year else ''}, {units} on one day, paid "
+                f"{_money(figure.inputs[0])} at the {_payment_words(figure)} under the multiple-procedure rule, are "
+                f"paid at {figure.percent:.0f}%: {_money(figure.value)} (Social Security Act section {law}) "
+                f"{figure.label}.")
     return (f"{by}{' in CY' + year.group(1) if year else ''}, {figure.codes[0]}'s "
             f"{_payment_words(figure)} of {_money(figure.inputs[0])} is paid at {figure.percent:.0f}%: "
             f"{_money(figure.value)} (Social Security Act section {law}) {figure.label}.")
@@ -1042,6 +1048,9 @@ def most_change_sentences(figures: Sequence[Figure], question: str, addons: froz
         return []
     word = (m.group("way") or m.group("verb") or m.group("verb2") or m.group("way2") or "").lower()
     down = any(word.startswith(w[:4]) for w in _DOWN) or word in ("fall", "go down", "went down")
+    # "the biggest percent change", "changed the most": either way, ranked by size; "the smallest increase": the least
+    either = word.startswith("chang")
+    least = bool(re.search(r"\b(?:smallest|least)\b", m.group(0), re.IGNORECASE))
     spans = {key: f for key, f in _whole_spans(figures).items() if f.percent is not None and "NPRM" not in f.label
              and f.codes[0] not in addons}
     # (the add-ons are not named: a sentence names only the codes its label cites)
@@ -1056,19 +1065,30 @@ def most_change_sentences(figures: Sequence[Figure], question: str, addons: froz
         amount = bool(re.search(r"\bin (?:dollars?|\$|absolute terms|RVUs?)\b|\bdollar (?:amount|terms)\b", question,
                                 re.IGNORECASE))
         by = (lambda f: f.value) if amount else (lambda f: f.percent)
-        best = (min if down else max)(mine, key=by)
-        if sum(by(f) == by(best) for f in mine) > 1:
-            continue            # a tie names no code
-        most = "more" if len(codes) == 2 else "the most"
+        most = ("less" if least else "more") if len(codes) == 2 else ("the least" if least else "the most")
         # (the codes are named by their figures' own sentences: a sentence names only the codes its label cites)
         of = ("Of the two codes asked" if len(codes) == 2 else "Of the codes asked") + left
+        measure = ("in dollars" if mine[0].money else "in RVUs") if amount else "in percent"
+        if either:                  # a change either way, ranked by its size
+            best = (min if least else max)(mine, key=lambda f: abs(by(f)))
+            if sum(abs(by(f)) == abs(by(best)) for f in mine) > 1:
+                continue            # a tie names no code
+            said.append(f"{of}, {best.codes[0]}'s {_payment_words(best)} changed {most} {measure}: "
+                        f"{_signed(best, best.value, best.percent)} {best.label}.")
+            continue
+        # "the smallest increase": of the codes that moved the way asked, the least (none moved so: as below)
+        moved = [f for f in mine if (by(f) < 0 if down else by(f) > 0)] if least else []
+        mine = moved or mine
+        # the biggest drop is the lowest change, the smallest drop the highest (of the drops); rises the other way
+        best = ((max if down else min) if moved else (min if down else max))(mine, key=by)
+        if sum(by(f) == by(best) for f in mine) > 1:
+            continue            # a tie names no code
         if (best.percent < 0) != down or best.percent == 0:     # no code moved the way asked: say so, and the nearest
             moved = "fell" if down else "rose"
             said.append(f"{of}, no {_payment_words(best)} {moved}; {best.codes[0]}'s "
                         f"{'rose' if down else 'fell'} {'less' if len(codes) == 2 else 'the least'}: "
                         f"{_signed(best, best.value, best.percent)} {best.label}.")
             continue
-        measure = ("in dollars" if best.money else "in RVUs") if amount else "in percent"
         said.append(f"{of}, {best.codes[0]}'s {_payment_words(best)} {'fell' if down else 'rose'} "
                     f"{most} {measure}: {_signed(best, best.value, best.percent)} {best.label}.")
     return said

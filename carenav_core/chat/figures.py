@@ -6,6 +6,7 @@ computed number only in a sentence citing that label. The model computes nothing
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from enum import StrEnum
@@ -1171,6 +1172,20 @@ def practitioner_figures(rows: Sequence[ValuationRow], plan: QuestionPlan, compu
                               how=f"{who} {law}" + (f" | {volume.how}" if volume.how else "")))
     if figures:             # the volume asked is what the practitioner's share applies to
         return figures
+    for day in computed:    # "3 units of 97110 with modifier CQ": the share applies to the day's reduced payment
+        source = day.label.rsplit(", ", 1)[-1].rstrip("]")            # "PFS CY2026 RVU26C"
+        year = re.search(r"CY(\d{4})", source)
+        if day.kind is not FigureKind.MULTIPLE or not day.money or year is None or (
+                law == "1834(v)" and int(year.group(1)) < THERAPY_ASSISTANT_FROM):
+            continue
+        units = Counter()
+        for code, count in zip(day.codes, day.counts):
+            units[code] += count
+        said = " and ".join(f"{n} × {code}" if n > 1 else code for code, n in units.items())
+        figures.append(Figure(kind=FigureKind.PRACTITIONER, label=f"[computed: {' + '.join(units)} on one day {who} "
+                              f"{share * 100:.0f}%, {source}]", codes=tuple(units), rows=day.rows,
+                              setting=day.setting, inputs=(day.value,), value=_cents(day.value * share),
+                              percent=share * 100, place=day.place, how=f"{who} {law} | one day {said}"))
     for row, setting, amount in _asked_amounts(rows, plan):
         if law == "1834(v)" and row.cy < THERAPY_ASSISTANT_FROM:
             continue            # a PT/OT assistant's service is paid in full before 2022
@@ -1271,7 +1286,28 @@ def multiple_figures(rows: Sequence[ValuationRow], indicators: Sequence, plan: Q
     if not (plan.same_session or plan.units_one_day):
         return []
     places = dict.fromkeys(["", *sorted({r.locality for r in rows if r.locality and r.in_focus})])
+    if plan.units_alternatives:     # "four 97530 or four 97110": each code's units a day of its own, then compared
+        days = {code: [f for place in places for f in _multiple_at(
+            rows, indicators, replace(plan, named_codes=(code,), units=((code, n),)), place)]
+            for code, n in plan.units if code in plan.focus_codes}
+        if len(days) < 2 or not all(days.values()):
+            return []
+        first, *others = days
+        return [_days_compared(a, b) for other in others for a in days[first] for b in days[other]
+                if (a.setting, a.place) == (b.setting, b.place)] + [f for day in days.values() for f in day]
     return [f for place in places for f in _multiple_at(rows, indicators, plan, place)]
+
+
+def _days_compared(a: Figure, b: Figure) -> Figure:
+    """One day's units of a code against another code's ("4 × 97530 on one day" − "4 × 97110 on one day")."""
+    def said(day: Figure) -> str:
+        n = sum(day.counts)
+        return f"{n} × {day.codes[0]} on one day" if n > 1 else f"{day.codes[0]} on one day"
+    value = _cents(a.value - b.value)
+    return Figure(kind=FigureKind.DIFFERENCE, label=f"[computed: {said(a)} − {said(b)}, "
+                  f"{a.label.rsplit(', ', 1)[-1]}", codes=(said(a), said(b)), rows=tuple(dict.fromkeys(a.rows + b.rows)),
+                  setting=a.setting, inputs=(a.value, b.value), value=value, percent=_percent(value, b.value),
+                  place=a.place, counts=(sum(a.counts), sum(b.counts)))
 
 
 def _multiple_at(rows: Sequence[ValuationRow], indicators: Sequence, plan: QuestionPlan, place: str) -> list[Figure]:

@@ -47,7 +47,7 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
 # "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
 MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:(?:\w+|%)\s*){0,2}?"
                           r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
-                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?most\b|"
+                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?(?:most|least)\b|"
                           r"\b(?P<verb2>grew|grow|rose|rise|increased?|fell|fall|dropped|drop|declined?|changed?|"
                           r"gained?|went up|go up|went down|go down)\s+(?:by\s+)?more\b|"
                           r"\b(?:bigger|larger|greater|more)\s+(?P<way2>increase|rise|growth|gain|decrease|drop|decline|"
@@ -95,7 +95,8 @@ ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correctin
 # "total" of a procedure's name ("a total hip replacement") or of a measure ("total RVUs") asks for no sum
 _TOTAL = re.compile(r"\b(?:total(?!\s+(?:knee|hip|shoulder|ankle|elbow|wrist|joint|disc|abdominal|\w+ectomy|arthroplasty|"
                     r"replacements?|RVUs?|relative|work|practice|non-?facility|facility|time|minutes|payments?\s+for\s+"
-                    r"each))|together|combined|plus|billed with|add[\s-]?on|on top of)\b|\+", re.IGNORECASE)
+                    r"each))|together|combined|plus|billed with|add[\s-]?on|on top of|sum|summed|summing|"
+                    r"add(?:ed|ing)?\s+(?:them\s+|these\s+|those\s+)?up)\b|\+", re.IGNORECASE)
 COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
                          r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
@@ -190,7 +191,7 @@ def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
 SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\b[A-Z0-9]{5}\s*\+\s*[A-Z0-9]{5}\b|"
                     r"\badd\s+up\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
-                    r"\ball together\b|\bin total\b|\bsummed\b", re.IGNORECASE)
+                    r"\ball together\b|\bin total\b|\bsum(?:med|ming)?\b", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
                          re.IGNORECASE)
@@ -273,6 +274,7 @@ class QuestionPlan:
     nonpar: str = ""                     # "a non-participating physician": "nonpar"; "the limiting charge": "limiting"
     same_session: bool = False           # "11042 and 17000 in the same session": the multiple-procedure rule applies
     units_one_day: bool = False          # "4 units of 97110": one line's units, billed for one day (the therapy MPPR)
+    units_alternatives: bool = False     # "four 97530 or four 97110": each code's units a day of its own, compared
     part_share: str = ""                 # "what share of 93306's global is the professional component": "26" or "TC"
     sequestration: bool = False          # "after the 2% sequestration": Medicare's share less 2%
     extreme: str = ""                    # "which locality pays the most for 99213": "most", "least" or "both"
@@ -1101,6 +1103,27 @@ _OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|y
 _PER_VISIT = re.compile(r"\b(?:per|each|every|a)\s+(?:visit|session|encounter|treatment|day)\b", re.IGNORECASE)
 
 
+_ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus|compared (?:to|with)|against|instead of|rather than)\b",
+                          re.IGNORECASE)
+
+
+def units_are_alternatives(text: str, codes: list[str]) -> bool:
+    """Are the counted codes written as alternatives ("four 97530 or four 97110", "4 units of 97110 vs 4 of 97140"):
+    an "or", "versus" or "compared with" between every two of them, and no "and" or "plus".
+
+    >>> units_are_alternatives("four units of 97530 or four units of 97110", ["97530", "97110"])
+    True
+    >>> units_are_alternatives("four units of 97530 and four units of 97110", ["97530", "97110"])
+    False
+    """
+    places = sorted(m.start() for code in codes for m in [re.search(rf"\b{code}\b", text)] if m)
+    if len(places) != len(codes):
+        return False
+    gaps = [text[a:b] for a, b in zip(places, places[1:])]
+    return all(_ALTERNATIVE.search(gap) and not re.search(r"\b(?:and|plus)\b|(?<!compared )\bwith\b|\+", gap, re.IGNORECASE)
+               for gap in gaps)
+
+
 def asks_units_one_day(text: str, units: tuple[tuple[str, int], ...]) -> bool:
     """A count of billing units ("4 units of 97110", "97110 x 4"): one claim line's units, furnished on one day, so a
     rule on the day's units (the therapy MPPR, indicator 5) applies to them; not counts of visits or over a period.
@@ -1817,6 +1840,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     units_one_day = not same_session and (asks_units_one_day(text, units) or
                                            (volume is not None and (volume.per_visit or bool(_PER_VISIT.search(text))) and
                                             bool(units)))
+    # "Which pays more: four units of 97530 or four units of 97110?": each code's units are a day of their own
+    units_alternatives = units_one_day and len(units) > 1 and units_are_alternatives(text, [code for code, _ in units])
     if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
         indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
     elif units_one_day and "mult_proc" not in indicators:
@@ -1845,7 +1870,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
-                        nonpar=nonpar, same_session=same_session, units_one_day=units_one_day, part_share=part_share, sequestration=sequestration,
+                        nonpar=nonpar, same_session=same_session, units_one_day=units_one_day,
+                        units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
                         qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
                             r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),

@@ -100,11 +100,19 @@ class Detection:
 
 
 @lru_cache(maxsize=4)
-def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[str, str], dict[str, str]]:
-    by_synonym = {}
+def _family_index(families: tuple[Family, ...]) -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], dict[str, str]]:
+    """The pattern of every family name (longest first, so "chronic care management" is read before "care
+    management"), each name's families (a shared name such as "care management" has several), each code's family."""
+    by_synonym: dict[str, tuple[str, ...]] = {}
     for family in families:
         for synonym in family.synonyms:
-            by_synonym[_normal(synonym)] = family.key
+            by_synonym[_normal(synonym)] = (family.key,)
+    synonyms = set(by_synonym)
+    for family in families:
+        for shared in family.shared_names:
+            if _normal(shared) in synonyms:
+                raise ValueError(f"family {family.key}: shared name {shared!r} is also a family's synonym")
+            by_synonym[_normal(shared)] = (*by_synonym.get(_normal(shared), ()), family.key)
     alternatives = sorted(by_synonym, key=len, reverse=True)
     acronyms = {_normal(s) for family in families for s in family.synonyms if s.isupper() and s.endswith("S")}
     # an acronym ending in S keeps its S upper case: "CTS" (caregiver training services) is not "CTs" (CT scans)
@@ -145,7 +153,7 @@ def detect(text: str, families: tuple[Family, ...] | None = None) -> Detection:
             limit = FAMILY_RANGE_MAX if by_code.get(start) and by_code.get(start) == by_code.get(end) else RANGE_MAX
             filled.update((c, start) for c in _range(start, end, limit) if c in by_code and c not in (start, end))
     explicit |= set(filled)
-    named = {by_synonym[_normal(m.group(1))] for m in pattern.finditer(text)}
+    named = {key for m in pattern.finditer(text) for key in by_synonym[_normal(m.group(1))]}
     named |= {by_code[c] for c in explicit if c in by_code}
     members = {c for f in families if f.key in named for c in f.codes}
     return Detection(codes=tuple(sorted(explicit | members)), families=tuple(sorted(named)),
@@ -212,7 +220,9 @@ def spelled_out(text: str, families: tuple[Family, ...] | None = None) -> tuple[
         return f"{m.group(1)} {m.group(2).upper()}"
     text = _GLUED_CODE.sub(unglue, text)
     pattern, _, _ = _family_index(families)
-    named = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    # a shared name ("care management") does not keep a misspelt longer name over it ("principle care management")
+    shared = {_normal(name) for f in families for name in f.shared_names}
+    named = [(m.start(), m.end()) for m in pattern.finditer(text) if _normal(m.group(1)) not in shared]
     text, respelt = _respelt(text, _long_synonyms(families), named, _near)
     read += respelt
     taken = [(m.start(), m.end()) for m in pattern.finditer(text)]

@@ -28,6 +28,9 @@ class _FamilyEntry(BaseModel):
                                                   "one of them for a service or period, never their sum.")
     ranked_apart: list[str] = Field([], description="Member codes of another kind than the family's name (G2211 among "
                                                     "the office visits), left out when the family's codes are ranked.")
+    shared_names: list[str] = Field([], description="Names several families answer to together (\"care management\" "
+                                                    "is CCM, PCM, APCM, TCM and BHI): each names every family listing it, "
+                                                    "where no longer family name is written.")
 
     @model_validator(mode="after")
     def _levels_are_members(self) -> "_FamilyEntry":
@@ -64,6 +67,7 @@ class Family:
     levels: tuple[str, ...] = ()     # "APCM level 2" is levels[1]
     alternatives: bool = False       # its base codes are billed one at a time (levels, complexities), never summed
     ranked_apart: tuple[str, ...] = ()   # members of another kind, left out of the family's rankings (G2211)
+    shared_names: tuple[str, ...] = ()   # "care management": names this family with the others that list it
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -71,7 +75,7 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
     return tuple(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms), codes=tuple(parsed.codes),
                         reference=parsed.reference, definition=parsed.definition, payment_unit=parsed.payment_unit,
                         levels=tuple(parsed.levels), alternatives=parsed.alternatives,
-                        ranked_apart=tuple(parsed.ranked_apart))
+                        ranked_apart=tuple(parsed.ranked_apart), shared_names=tuple(parsed.shared_names))
                  for key, parsed in keyed_tables(text, source, "family", _FamilyEntry))
 
 

@@ -1,0 +1,200 @@
+"""Session 21: failure classes found asking the chat (the round-22 probe's leftovers), fixed as classes. Asked through
+the real pipeline (real DuckDB, real embedded PostgreSQL, the deterministic writer); amounts are read from the rows
+the answer shows, never written here."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+
+from carenav_core.chat.figures import FigureKind
+from carenav_core.chat.pipeline import prepare
+from carenav_core.chat.plan import units_are_alternatives
+from carenav_core.codes.detect import detect, spelled_out
+from carenav_core.codes.families import load_families
+from tests.chat.test_question_classes import plan, said
+
+TODAY = date(2026, 12, 1)
+
+
+def _cents(x: Decimal) -> Decimal:
+    return x.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def _row(prepared, code, cy):
+    return next(r for r in prepared.rows if r.hcpcs == code and not r.mod and not r.locality and not r.proposed
+                and r.cy == cy)
+
+
+def _one_day(row, n) -> Decimal:
+    """n units of one therapy code on one day: the first in full, each other at half its practice expense."""
+    return row.payment_nonfac + (n - 1) * _cents((row.total_nonfac - row.pe_nonfac_rvu / 2) * row.cf)
+
+
+@pytest.mark.parametrize("question", [
+    "What is the sum of 99213 and 99214 in 2025?",
+    "Add up 99213 and 99214 for 2025",
+    "sum 99213 and 99214, 2025",
+])
+def test_a_sum_asked_without_a_pay_word_is_computed(backends, question):
+    """"What is the sum of 99213 and 99214?" gave the two rows and no sum (no pay word: read as a definition)."""
+    prepared = prepare(question, backends, today=TODAY)
+    (total,) = [f for f in prepared.figures if f.kind is FigureKind.TOTAL and f.setting == "non-facility"]
+    assert total.value == _row(prepared, "99213", 2025).payment_nonfac + _row(prepared, "99214", 2025).payment_nonfac
+    assert f"${total.value:,}" in said(prepared)
+
+
+@pytest.mark.parametrize("question, least, way", [
+    ("Which office visit code had the biggest percent change from 2025 to 2026?", False, None),
+    ("Which office visit code changed the least from 2025 to 2026?", True, None),
+    ("Which CCM code had the smallest increase from 2025 to 2026?", True, "up"),
+    ("Which CCM code grew the least from 2025 to 2026?", True, "up"),
+    ("Which CCM code had the largest drop from 2025 to 2026?", False, "down"),
+])
+def test_a_change_either_way_or_the_least_is_ranked_as_asked(backends, question, least, way):
+    """"the biggest percent change" was read as the largest increase; "the smallest increase" named the largest."""
+    prepared = prepare(question, backends, today=TODAY)
+    text = said(prepared)
+    changes = {}
+    for f in prepared.figures:
+        if f.kind is FigureKind.CHANGE and f.setting == "non-facility" and not f.place and "NPRM" not in f.label \
+                and f.codes[0] != "G2211":
+            changes[f.codes[0]] = f.percent
+    assert len(changes) > 2
+    if way is None:
+        pick = (min if least else max)(changes, key=lambda c: abs(changes[c]))
+        assert f"{pick}'s national non-facility payment changed {'the least' if least else 'the most'}" in text
+    else:
+        moved = {c: p for c, p in changes.items() if (p > 0 if way == "up" else p < 0)} or changes
+        if least:
+            pick = (min if way == "up" else max)(moved, key=moved.get)
+        else:
+            pick = (max if way == "up" else min)(moved, key=moved.get)
+        verb = "rose" if way == "up" else "fell"
+        if moved is changes:      # nothing moved the way asked: the nearest is named, and that is said
+            assert f"no national non-facility payment {verb}" in text
+        else:
+            assert f"{pick}'s national non-facility payment {verb} {'the least' if least else 'the most'}" in text
+
+
+@pytest.mark.parametrize("question", [
+    "Which E/M code had the biggest percent change from 2025 to 2026?",
+    "What do E&M codes pay in 2026?",
+    "What do evaluation and management visits pay in 2026?",
+])
+def test_em_codes_alone_are_the_office_visits(question):
+    assert detect(question).families == ("OFFICE_EM",)
+
+
+@pytest.mark.parametrize("question, family", [
+    ("What do hospital E/M visits pay in 2026?", "HOSPITAL_EM"),
+    ("nursing facility E/M visits in 2026", "NF_EM"),
+    ("telephone E/M codes", "TELEPHONE_EM"),
+])
+def test_em_codes_of_a_setting_stay_that_settings(question, family):
+    families = {f.key for f in load_families()}
+    assert family in families
+    assert detect(question).families == (family,)
+
+
+def test_care_management_alone_names_the_care_management_families():
+    keys = {f.key for f in load_families() if "care management" in f.shared_names}
+    assert keys >= {"CCM", "PCM", "APCM", "TCM"}
+    assert set(detect("Which care management code pays the most in 2026?").families) == keys
+    assert set(detect("What are the consent rules for care management services?").families) == keys
+    # a family's own longer name is that family alone
+    assert detect("What does chronic care management pay?").families == ("CCM",)
+    assert detect("What does principal care management pay?").families == ("PCM",)
+    assert detect("transitional care management 2026").families == ("TCM",)
+    assert detect("advanced primary care management 2026").families == ("APCM",)
+    # a misspelt longer name is still read as that family, not as the shared name
+    text, read = spelled_out("What does principle care management pay?")
+    assert read and detect(text).families == ("PCM",)
+
+
+def test_which_care_management_code_pays_the_most_ranks_the_families_codes(backends):
+    """"Which care management code pays the most" ranked the whole fee schedule (37277 first)."""
+    prepared = prepare("Which care management code pays the most in 2026?", backends, today=TODAY)
+    members = {c for f in load_families() if "care management" in f.shared_names for c in f.codes}
+    focus = [r for r in prepared.rows if r.in_focus and not r.proposed and not r.locality and r.cy == 2026
+             and r.payment_nonfac is not None]
+    assert focus and {r.hcpcs for r in focus} <= members
+    best = max(focus, key=lambda r: r.payment_nonfac)
+    assert f"{best.hcpcs} has the highest non-facility payment in CY2026, ${best.payment_nonfac:,}" in said(prepared)
+
+
+@pytest.mark.parametrize("text, codes, alternatives", [
+    ("Which pays more in 2026: four units of 97530 or four units of 97110?", ["97530", "97110"], True),
+    ("4 units of 97110 vs 2 units of 97140", ["97110", "97140"], True),
+    ("4 units of 97110 compared with 4 units of 97112", ["97110", "97112"], True),
+    ("4 units of 97110 and 2 units of 97140", ["97110", "97140"], False),
+    ("4 units of 97110 plus 2 units of 97140, or is that too many?", ["97110", "97140"], False),
+])
+def test_counted_codes_joined_by_or_are_alternatives(text, codes, alternatives):
+    assert units_are_alternatives(text, codes) is alternatives
+
+
+@pytest.mark.parametrize("question, first, second, cy", [
+    ("Which pays more in 2026: four units of 97530 or four units of 97110?", ("97530", 4), ("97110", 4), 2026),
+    ("What does 3 units of 97110 vs 2 units of 97140 pay in 2025?", ("97110", 3), ("97140", 2), 2025),
+])
+def test_counted_alternatives_are_each_a_day_of_their_own_compared(backends, question, first, second, cy):
+    """"four 97530 or four 97110" priced all eight units as one day under the therapy rule ($199.06)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.units_alternatives
+    a, b = (_one_day(_row(prepared, code, cy), n) for code, n in (first, second))
+    (compared,) = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and "on one day" in f.label
+                   and f.setting == "non-facility" and not f.place]
+    assert compared.inputs == (a, b) and compared.value == a - b
+    days = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    assert sorted(f.value for f in days) == sorted([a, b])
+    text = said(prepared)
+    assert f"{first[1]} × {first[0]} on one day brings in ${abs(a - b):,} {'more' if a > b else 'less'} than " \
+           f"{second[1]} × {second[0]} on one day" in text
+    assert text.index("on one day brings in") < text.index("Billed on one day")
+
+
+def test_counted_codes_billed_together_stay_one_day(backends):
+    prepared = prepare("What does Medicare pay for 4 units of 97110 and 2 units of 97140 in 2026?", backends,
+                       today=TODAY)
+    assert not prepared.plan.units_alternatives
+    assert len([f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]) == 1
+
+
+@pytest.mark.parametrize("question, code, units, cy, who", [
+    ("What does Medicare pay for three units of 97110 with the CQ modifier in 2026?", "97110", 3, 2026, "CQ"),
+    ("4 units of 97530 by an OT assistant (CO modifier) in 2025: what is paid?", "97530", 4, 2025, "CO"),
+])
+def test_a_therapy_assistants_units_on_one_day_are_85_percent_of_the_reduced_day(backends, question, code, units, cy,
+                                                                                 who):
+    """"three units of 97110 with CQ": the 85% applies to the day's payment under the therapy rule ($62.46 in 2026);
+    the answer gave 85% of one unit and the reduced day apart."""
+    prepared = prepare(question, backends, today=TODAY)
+    day = _one_day(_row(prepared, code, cy), units)
+    (paid,) = [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER and "on one day" in f.label
+               and f.setting == "non-facility"]
+    assert paid.inputs == (day,) and paid.value == _cents(day * Decimal("0.85"))
+    text = said(prepared)
+    assert f"(modifier {who})" in text and f"{units} × {code} on one day, paid ${day:,}" in text
+    assert text.index(f"paid ${day:,}") < text.index("Billed on one day")
+
+
+def test_a_therapy_assistant_before_2022_is_paid_the_reduced_day_in_full(backends):
+    prepared = prepare("3 units of 97110 with the CQ modifier in 2021: what is paid?", backends, today=TODAY)
+    assert not [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER]
+
+
+def test_a_practitioners_procedures_on_one_day_are_the_share_of_the_reduced_day(backends):
+    prepared = prepare("What does an NP get for 11042 and 17000 in the same session in 2026?", backends,
+                       today=TODAY)
+    (day,) = [f for f in prepared.figures if f.kind is FigureKind.MULTIPLE and f.setting == "non-facility"]
+    (paid,) = [f for f in prepared.figures if f.kind is FigureKind.PRACTITIONER and "on one day" in f.label
+               and f.setting == "non-facility"]
+    assert paid.value == _cents(day.value * Decimal("0.85"))
+
+
+def test_plan_reads_a_sum_without_a_pay_word():
+    from carenav_core.chat.plan import Intent
+    assert Intent.TOTAL in plan("What is the sum of 99213 and 99214 in 2025?").intents
+    assert Intent.TOTAL not in plan("Summarize the 2025 rule for 99213 and 99214").intents
