@@ -371,7 +371,9 @@ def _what_if_sentence(figure: Figure) -> str:
     year = re.search(r"CY(\d{4})", figure.label.split(", ")[-1])
     way = "lower" if figure.percent < 0 else "higher"
     other = re.search(r"at the (CY\d{4}(?: proposed)?) CF", figure.label)
+    supposed = re.search(r"at a CF of (\$[\d.]+)", figure.label)
     at = f"at the {other.group(1)} conversion factor ({figure.how}, {abs(figure.percent)}% {way})" if other else \
+        f"at a conversion factor of {figure.how} ({abs(figure.percent)}% {way} than the year's)" if supposed else \
         f"at a conversion factor {abs(figure.percent)}% {way} ({figure.how})"
     when = f"In CY{year.group(1)}, " if year else ""
     if other and "proposed" in other.group(1) and year:     # a later year estimated: that year's CF, these RVUs
@@ -838,8 +840,11 @@ _WHICH_MORE = re.compile(r"\bwhich\b.{0,40}?\b(?:(?:pays?|is|are|gets?|has|have)
 
 
 # "What are the top 3 highest paid CCM codes?", "Rank the BHI codes by 2026 payment"
-_RANKING = re.compile(r"\btop\s+(?P<n>\d{1,2}|two|three|four|five)\b|\brank(?:ed|ing|s)?\b|\b(?:order|sort)(?:ed)? by\b",
+_RANKING = re.compile(r"\btop\s+(?P<n>\d{1,2}|two|three|four|five)\b|\brank(?:ed|ing|s)?\b|"
+                      r"\b(?:order|sort|list)(?:ed)?\b.{0,60}?\bby\b|\b(?:highest|lowest|cheapest)\s+first\b",
                       re.IGNORECASE)
+_LOWEST_FIRST = re.compile(r"\b(?:lowest|least|smallest|cheapest)[\s-]+(?:\w+\s+)?first\b|\bascending\b|"
+                           r"\b(?:low|lowest)\s+to\s+(?:high|highest)\b", re.IGNORECASE)
 
 
 def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str) -> list[str]:
@@ -848,8 +853,10 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     m = _RANKING.search(question)
     focus = newest_rows([r for r in rows if r.in_focus and not r.proposed and not r.mod])
     years = {r.cy for r in focus}
-    if not m or len({r.hcpcs for r in focus}) < 3 or len(years) != 1:
+    # "top 3" asks a cut of three or more; "rank", "sort by" two codes too
+    if not m or len({r.hcpcs for r in focus}) < (3 if m.group("n") else 2) or len(years) != 1:
         return []
+    low_first = bool(_LOWEST_FIRST.search(question))
     count = m.group("n")
     top = int(COUNT_WORDS.get(count.lower(), count)) if count else len(focus)
     (year,) = years
@@ -858,7 +865,7 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
     said = []
     for what, field in fields:
         ordered = sorted((r for r in focus if stated(r, field) is not None), key=lambda r: stated(r, field),
-                         reverse=True)
+                         reverse=not low_first)
         if not ordered:
             continue
         ranked = ordered[:top]
@@ -868,7 +875,8 @@ def ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question
                             for r in ranked)
         left = [r for r in focus if stated(r, field) is None and getattr(r, field) is not None]
         out = f" ({listed([_code(r, False) for r in left])} left out: {left_out_reason(left, field)})" if left else ""
-        said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, highest first: {listed_}{out}.")
+        said.append(f"Ranked by CY{year} {what}{' payment' if money else ''}, {'lowest' if low_first else 'highest'} "
+                    f"first: {listed_}{out}.")
     return said
 
 

@@ -740,7 +740,7 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
     billed = {(f.rows[0], setting): f.counts[0] for f in volumes if len(f.rows) == 1
               for setting in f.setting.split(" and ")}
     figures = []
-    other = _year_cf(plan.cf_year) if plan.cf_year else None
+    other = _year_cf(plan.cf_year) if plan.cf_year else plan.cf_value
     if (plan.cf_year and other is None) or (plan.cf_change is not None and plan.cf_change <= -100):
         return []                   # no conversion factor to pay with (the pipeline says so)
     for row in focus:
@@ -756,8 +756,8 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
             count = billed.get((row.label, setting))
             name = f"{count:,} × {_name(row)}" if count else _name(row)
             now, then = (now * count, then * count) if count else (now, then)
-            at = f"the CY{plan.cf_year}{' proposed' * year_cf_is_proposed(plan.cf_year)} CF" if other else \
-                f"a CF {abs(change)}% {'lower' if change < 0 else 'higher'}"
+            at = f"the CY{plan.cf_year}{' proposed' * year_cf_is_proposed(plan.cf_year)} CF" if plan.cf_year else \
+                f"a CF of ${other}" if other else f"a CF {abs(change)}% {'lower' if change < 0 else 'higher'}"
             figures.append(Figure(kind=FigureKind.WHAT_IF, label=f"[computed: {name} at {at}, "
                                   f"{_short(row.label)}]", codes=(name,), rows=(row.label,), setting=setting,
                                   inputs=(now, then), value=_cents(then - now), percent=change,
@@ -1486,7 +1486,7 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
     volumes = _volumes(rows, plan)
     # a supposed CF change (at the volume asked, when one is) is what was asked: it leads
     what_if = _what_if(rows, plan, [f for f in volumes if f.kind is FigureKind.VOLUME]) \
-        if plan.cf_change is not None or plan.cf_year else []
+        if plan.cf_change is not None or plan.cf_year or plan.cf_value else []
     if plan.statistic:
         figures += _statistics(rows, plan)
     if plan.components:         # both components asked: what they add up to, against the global amount, leads

@@ -517,7 +517,7 @@ def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Qu
     """"What will 99213 pay in 2027?": a year asked after the newest RVUs on file that has only a proposed conversion
     factor is estimated as the newest final RVUs at that proposed CF (a what-if, figures._what_if), and said to be an
     estimate: the proposed rule's own RVUs differ."""
-    if not rows or plan.cf_year is not None or plan.cf_change is not None or len(plan.years) != 1:
+    if not rows or plan.cf_year is not None or plan.cf_value is not None or plan.cf_change is not None or len(plan.years) != 1:
         return plan, ()
     (year,) = plan.years
     newest = max((r.cy for r in rows if not r.proposed), default=0)
@@ -1102,7 +1102,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             "payment is computed for it; the amounts shown are the fee schedule's.")),)
     # a supposed CF change ("if the conversion factor were cut by 3%") asks what it does, not the CF table
     factors, anesthesia, gpci, noted = _factor_evidence(backends, text, plan, detection, today) \
-        if valuation and plan.cf_change is None and plan.cf_year is None \
+        if valuation and plan.cf_change is None and plan.cf_year is None and plan.cf_value is None \
         else ((), (), (), ())
     warnings += _opps_cap_note(backends, text, plan) if _OPPS_CAP.search(text) else _other_payer_note(text, rows,
                                                                                                       factors)

@@ -169,6 +169,29 @@ def asked_cf_year(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_CF_NAME = r"(?:conversion factor|CF)"
+_CF_AMOUNT = r"\$?\s?(?P<{0}>\d{{2}}(?:\.\d{{1,4}})?)(?![\d.%])"
+_CF_VALUE = re.compile(
+    rf"\b{_CF_NAME}\s+(?:were|was|is|of|at|became|went to|rose to|fell to|dropped to|increased to|set (?:at|to)|"
+    rf"=|to)\s*{_CF_AMOUNT.format('a')}|\$\s?(?P<b>\d{{2}}(?:\.\d{{1,4}})?)\s+{_CF_NAME}\b", re.IGNORECASE)
+
+
+def asked_cf_value(text: str) -> Decimal | None:
+    """A conversion factor the question supposes, as an amount: "What would 99214 pay if the conversion factor were
+    $35?" -> 35; "at a $36 CF" -> 36. None when it supposes none (a CF stated as a fact is not asked about).
+
+    >>> asked_cf_value("What would 99214 pay if the conversion factor were $35?")
+    Decimal('35')
+    >>> asked_cf_value("99213 at a CF of 34.5"), asked_cf_value("The 2025 CF is 32.3465; what does 99213 pay?")
+    (Decimal('34.5'), None)
+    """
+    m = _CF_VALUE.search(text)
+    if not m or not (_SUPPOSED.search(text) or re.search(rf"\bat\s+(?:a|an)\s+(?:\$?\s?\d|{_CF_NAME})", text,
+                                                         re.IGNORECASE)):
+        return None
+    return Decimal(m.group("a") or m.group("b"))
+
+
 def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
     """"How many of 99202-99205 pay over $150?", "Which of 99211-99215 pay more than $100?": ("over" or "under", the
     amount; "at least" and "at most" keep the amount itself) when a question asks which of two or more codes are above
@@ -266,6 +289,7 @@ class QuestionPlan:
     rate: str = ""                       # "what is 99490 worth per hour": "hour" or "minute", from the code's minutes
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
     cf_year: int | None = None           # "what would 99214 pay at the 2020 CF": that year's final CF, as a what-if
+    cf_value: Decimal | None = None      # "what would 99214 pay if the CF were $35": that CF, as a what-if
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
@@ -1695,7 +1719,8 @@ def _levels_asked(text: str, detection: Detection) -> tuple[str, ...]:
 # Qualifiers a question may use for one member of a family, and the word the CMS short descriptors use for it
 # ("Transj care mgmt high f2f 7d" is 99496, "Office o/p est mod 30 min" 99214).
 _QUALIFIERS = ((re.compile(r"\bstraightforward\b", re.IGNORECASE), ("sf",)),
-               (re.compile(r"\blow(?:[\s-]complexity)?\b(?![\s-]income)", re.IGNORECASE), ("low",)),
+               (re.compile(r"(?<!\bto )\blow(?:[\s-]complexity)?\b(?![\s-]income)(?!\s+to\s+high)", re.IGNORECASE),
+                ("low",)),                  # not "from low to high", "high to low": an order
                (re.compile(r"\bmoderate(?:[\s-]complexity)?\b", re.IGNORECASE), ("mod",)),
                (re.compile(r"\bhigh[\s-]complexity\b|\bhigh(?=[\s-]+(?:TCM|level|MDM|medical decision))",
                            re.IGNORECASE), ("hi", "high")),
@@ -1862,7 +1887,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
                         periods=periods,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
-                        stated=None if volume else asked_stated(text, named or family),
+                        stated=None if volume or asked_cf_value(text) is not None else
+                        asked_stated(text, named or family),
                         cf_change=asked_cf_change(text) if detection.codes else None,
                         statistic=asked_statistic(text, focus),
                         crossed=asked_crossed(text) if len(named) == 2 else (),
@@ -1873,6 +1899,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         nonpar=nonpar, same_session=same_session, units_one_day=units_one_day,
                         units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
+                        cf_value=asked_cf_value(text) if detection.codes and cf_year is None else None,
                         qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
                             r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -198,3 +198,48 @@ def test_plan_reads_a_sum_without_a_pay_word():
     from carenav_core.chat.plan import Intent
     assert Intent.TOTAL in plan("What is the sum of 99213 and 99214 in 2025?").intents
     assert Intent.TOTAL not in plan("Summarize the 2025 rule for 99213 and 99214").intents
+
+
+@pytest.mark.parametrize("question, code, cy, cf", [
+    ("What would 99214 pay in 2026 if the conversion factor were $35?", "99214", 2026, "35"),
+    ("99213 at a $36 CF in 2025", "99213", 2025, "36"),
+    ("If the CF were 30.5, what would 99490 pay in 2026?", "99490", 2026, "30.5"),
+])
+def test_a_conversion_factor_supposed_as_an_amount_reprices_the_row(backends, question, code, cy, cf):
+    """"if the conversion factor were $35" answered with the year's CF facts and no amount at $35 (and read the $35 as
+    an amount paid to check)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.cf_value == Decimal(cf) and prepared.plan.stated is None
+    row = _row(prepared, code, cy)
+    (then,) = [f for f in prepared.figures if f.kind is FigureKind.WHAT_IF and f.setting == "non-facility"]
+    assert then.inputs == (row.payment_nonfac, _cents(row.total_nonfac * Decimal(cf)))
+    assert not [f for f in prepared.figures if f.kind is FigureKind.STATED]
+    assert f"at a conversion factor of ${cf}" in said(prepared)
+
+
+def test_a_conversion_factor_stated_as_a_fact_is_no_supposition():
+    from carenav_core.chat.plan import asked_cf_value
+    assert asked_cf_value("The 2025 CF is 32.3465; what does 99213 pay?") is None
+    assert plan("The 2025 CF is 32.3465; what does 99213 pay?").cf_value is None
+
+
+@pytest.mark.parametrize("question, low_first, measure", [
+    ("Rank the TCM codes by work RVU in 2026", False, "work_rvu"),
+    ("Sort the APCM codes by payment, lowest first", True, "payment_nonfac"),
+    ("List the office visit codes by 2026 payment from low to high", True, "payment_nonfac"),
+    ("Rank 99213 and 99214 by payment", False, "payment_nonfac"),
+])
+def test_a_ranking_asked_of_two_codes_or_lowest_first_is_given(backends, question, low_first, measure):
+    """"Rank the TCM codes by work RVU" (two codes) and "lowest first" printed rows and no ranking; "from low to
+    high" narrowed the office visits to the two "low" levels."""
+    prepared = prepare(question, backends, today=TODAY)
+    focus = [r for r in prepared.rows if r.in_focus and not r.proposed and not r.locality and not r.mod
+             and r.hcpcs != "G2211" and getattr(r, measure) is not None]
+    newest = max(r.cy for r in focus)
+    focus = [r for r in focus if r.cy == newest]
+    assert len(focus) >= 2
+    ordered = sorted(focus, key=lambda r: getattr(r, measure), reverse=not low_first)
+    text = said(prepared)
+    assert f"{'lowest' if low_first else 'highest'} first: {ordered[0].hcpcs} " in text
+    if "office" in question:
+        assert len(focus) >= 9           # every visit level, not the "low" ones
