@@ -331,6 +331,9 @@ def _ratio(figure: Figure) -> str:
     year = re.search(r"CY(\d{4})", figure.label)
     top, bottom = figure.codes
     what = _payment_words(figure)
+    if figure.how == "percent":     # "what percent of 27447 is 99213": 'is 4.9% of 27447's ($57.45 of $1,159.35)'
+        return (f"{'In CY' + year.group(1) + ', ' if year else ''}{top}'s {what} is {figure.percent}% of {bottom}'s "
+                f"({_amount(figure, figure.inputs[0])} of {_amount(figure, figure.inputs[1])}) {figure.label}.")
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}{top}'s {what} is {figure.value} times {bottom}'s "
             f"({_amount(figure, figure.inputs[0])} ÷ {_amount(figure, figure.inputs[1])}): {figure.value} of "
             f"{bottom} equal one {top} {figure.label}.")
@@ -435,6 +438,11 @@ def _coinsurance_sentence(figure: Figure) -> str:
     and the patient's 20% coinsurance is $27.12, once the Part B deductible is met [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
     allowed, patient = figure.inputs
+    if figure.how.endswith("wellness visit"):
+        return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
+                f"{_money(allowed)} (the allowed amount), Medicare pays 100%, {_money(figure.value)}: as a wellness "
+                f"visit it has no coinsurance and no Part B deductible, so the patient pays nothing when the "
+                f"practitioner accepts assignment (CMS, Medicare Wellness Visits) {figure.label}.")
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
             f"{_money(allowed)} (the allowed amount), Medicare pays 80%, {_money(figure.value)}, and the patient's 20% "
             f"coinsurance is {_money(patient)}, once the yearly Part B deductible is met (some preventive services "
@@ -608,7 +616,8 @@ def _sequestration_sentence(figure: Figure) -> str:
     extended), Medicare's 80% of 99214's national non-facility payment, $108.49, becomes $106.32 [computed: ...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}with the 2% sequestration reduction (in force on claims "
-            f"from July 1, 2022; Budget Control Act of 2011, as extended), Medicare's 80% of {figure.codes[0]}'s "
+            f"from July 1, 2022; Budget Control Act of 2011, as extended), Medicare's "
+            f"{figure.how.rsplit(' ', 1)[-1]} of {figure.codes[0]}'s "
             f"{_payment_words(figure)}, {_money(figure.inputs[0])}, becomes {_money(figure.value)} {figure.label}.")
 
 

@@ -678,11 +678,13 @@ def _ratios(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
             a, b = stated(upper, field), stated(lower, field)
             if a is None or not b:
                 continue
+            # "what percent of 27447 is 99213": the same division, said as a percent to a tenth
+            percent = (a / b * 100).quantize(TENTH, rounding=ROUND_HALF_UP) if plan.ratio_percent else None
             figures.append(Figure(kind=FigureKind.RATIO, label=f"[computed: {_name(upper)} ÷ {_name(lower)}, "
                                   f"{_short(label)}]", codes=(_name(upper), _name(lower)),
                                   rows=(upper.label, lower.label), setting=setting, inputs=(a, b),
-                                  value=(a / b).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP), percent=None,
-                                  place=upper.locality))
+                                  value=(a / b).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP), percent=percent,
+                                  place=upper.locality, how="percent" if plan.ratio_percent else ""))
     return figures
 
 
@@ -927,6 +929,11 @@ def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Fi
 
 
 COINSURANCE_SHARE = Decimal("0.80")     # Part B pays 80% of the allowed amount, after the deductible (42 CFR 410.152)
+# The wellness visits Medicare pays in full: no coinsurance and no Part B deductible when the practitioner accepts
+# assignment (the IPPE G0402, the AWV G0438 / G0439; CMS MLN "Medicare Wellness Visits")
+NO_COST_SHARING = frozenset({"G0402", "G0438", "G0439"})
+NO_COST_SHARING_SOURCE = ("https://www.cms.gov/Outreach-and-Education/Medicare-Learning-Network-MLN/MLNProducts/"
+                          "preventive-services/medicare-wellness-visits.html")
 
 
 def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -939,6 +946,12 @@ def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
         for setting, field in measured_fields(replace(plan, measure="payment")):
             allowed = stated(row, field)
             if allowed is None:
+                continue
+            if row.hcpcs in NO_COST_SHARING:        # a wellness visit: Medicare pays all of it
+                figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 100% / "
+                                      f"patient 0%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                                      setting=setting, inputs=(allowed, Decimal("0.00")), value=allowed,
+                                      percent=None, place=row.locality, how="100% / 0% wellness visit"))
                 continue
             medicare = _cents(allowed * COINSURANCE_SHARE)
             figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 80% / "
@@ -960,11 +973,12 @@ def _sequestered(splits: list[Figure]) -> list[Figure]:
         year = re.search(r"CY(\d{4})", split.label)
         if split.kind is not FigureKind.COINSURANCE or not year or int(year.group(1)) < SEQUESTRATION_FULL_FROM:
             continue
-        figures.append(Figure(kind=FigureKind.SEQUESTRATION, label=split.label.replace("Medicare 80% / patient 20%",
-                                                                                       "Medicare 80% less 2%"),
+        share = "100%" if split.how.endswith("wellness visit") else "80%"      # a wellness visit: all of it
+        figures.append(Figure(kind=FigureKind.SEQUESTRATION, label=re.sub(r"Medicare \d+% / patient \d+%",
+                                                                          f"Medicare {share} less 2%", split.label),
                               codes=split.codes, rows=split.rows, setting=split.setting, inputs=(split.value,),
                               value=_cents(split.value * SEQUESTRATION_SHARE), percent=Decimal(2), place=split.place,
-                              how="2% 2022 2011 80%"))
+                              how=f"2% 2022 2011 {share}"))
     return figures
 
 

@@ -401,6 +401,9 @@ _AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:M
 
 
 _WORDS = re.compile(r"[A-Za-z]{2,}")     # a word to search for ("2026?" alone has none)
+# words that name nothing to look up on their own ("pay?", "what is the rate", "Medicare fee schedule payment")
+_GENERIC_WORDS = frozenset("""pay pays paid payment payments rate rates price prices cost costs amount amounts
+    how much what whats is are the a an does do for of in please tell me show give and or it this that""".split())
 # a code written with too few or too many characters ("CPT 9921", "HCPCS G055"): five are needed
 _MALFORMED_CODE = re.compile(r"\b(?:CPT|HCPCS|code)\s*#?\s*([A-Z]?\d{3,4}|\d{6,7})\b", re.IGNORECASE)
 
@@ -488,7 +491,8 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
     that no fee schedule amount can be shown, and how to ask, instead of leaving only nearby rule text."""
-    if not _WORDS.search(text) and not detection.codes and not factors:
+    if not detection.codes and not factors and \
+            not [w for w in _WORDS.findall(text) if w.lower() not in _GENERIC_WORDS]:
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
                              "code (for example 99213), a code family (for example chronic care management) or a rule "
                              "topic."),)

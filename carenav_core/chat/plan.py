@@ -47,7 +47,8 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
 # "Which E/M code had the largest percent increase from 2025 to 2026?", "Which TCM code grew the most?"
 MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:(?:\w+|%)\s*){0,2}?"
                           r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
-                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed)\s+(?:the\s+)?(?:most|least)\b|"
+                          r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed|went up|went down|decreased|climbed|jumped|gained|"
+                          r"shrank|moved)\s+(?:the\s+)?(?:most|least)\b|"
                           r"\b(?P<verb2>grew|grow|rose|rise|increased?|fell|fall|dropped|drop|declined?|changed?|"
                           r"gained?|went up|go up|went down|go down)\s+(?:by\s+)?more\b|"
                           r"\b(?:bigger|larger|greater|more)\s+(?P<way2>increase|rise|growth|gain|decrease|drop|decline|"
@@ -214,7 +215,8 @@ def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
 # a sum asked in so many words: the asked codes are added even when they are alternatives of one family
 SUMMED = re.compile(r"\b(?:the\s+)?(?:total|sum)\s+(?:of|for)\b|\bcombined\b|\b[A-Z0-9]{5}\s*\+\s*[A-Z0-9]{5}\b|"
                     r"\badd\s+up\b|\badd(?:ed|ing)?\s+(?:them\s+)?up\b|"
-                    r"\ball together\b|\bin total\b|\bsum(?:med|ming)?\b", re.IGNORECASE)
+                    r"\ball together\b|\bin total\b|\bsum(?:med|ming)?\b|\badd\b[^?.]{0,60}\btogether\b|"
+                    r"\bwhat(?:'s|’s|\s+is|\s+would\s+be)\s+the\s+(?:total|sum)\b", re.IGNORECASE)
 _POLICY_ASK = re.compile(r"\b(?:can|may|must|should|is it|are they|does|do|when|who|require\w*|allow\w*|"
                          r"bill\w*|consent|rule|rules|policy|supervision|modifier|concurrent\w*|same month)\b",
                          re.IGNORECASE)
@@ -279,6 +281,7 @@ class QuestionPlan:
     dates: tuple[date, date] | None = None   # "on February 1, 2024", "in January 2024": the days of service asked
     periods: tuple[tuple[date, date], ...] = ()   # every span of days asked ("January 2024 versus January 2025")
     ratio: tuple[str, str] = ()          # "how many 99213 equal one 27447": (numerator, denominator) codes, divided
+    ratio_percent: bool = False          # "what percent of 27447 is 99213": the ratio said as a percent
     share: str = ""                      # "what percent of 99214's RVUs is practice expense": "work", "pe" or "mp"
     qp: bool = False                     # "for a qualifying APM participant (QP)": the QP conversion factor's amounts
     stated: Decimal | None = None        # "my MAC paid $92.03 for 99213 — does that match?": an amount to check
@@ -652,7 +655,9 @@ _VOLUME = re.compile(r"(?<![\w.$,])(?P<count>\d{1,3}(?:,\d{3})+|\d{1,6})\s+"
                      + _VOLUME_NOUN.pattern, re.IGNORECASE)
 _PER = re.compile(r"^\W{0,3}(?:(?:a|per|each|every|/)\s*(?P<per>month|mo|week|wk|year|yr|day)\b|"
                   r"(?P<adverb>monthly|weekly|annually|yearly|per\s+annum|daily)\b)", re.IGNORECASE)
-_RATE_ANYWHERE = re.compile(r"\b(?:(?:a|per|each|every)\s+(?P<per>month|week|day)(?![\s-]+(?:weeks?|months?))|"
+# ("for a day", "in a day": one day, not a rate)
+_RATE_ANYWHERE = re.compile(r"\b(?:(?<!\bfor )(?<!\bin )(?<!\bon )(?:a|per|each|every)\s+(?P<per>month|week|day)"
+                            r"(?![\s-]+(?:weeks?|months?))|"
                             r"(?P<adverb>monthly|weekly|daily))\b|/\s*(?P<slash>mo|month|wk|week|day)\b",
                             re.IGNORECASE)
 # a daily rate's days: "5 days a week", "a 5-day week", "four days per week"; "250 working days", "220 clinic days"
@@ -895,6 +900,38 @@ _HOW_MANY_EQUAL = re.compile(r"\bhow many\b(?P<counted>.*?)\b(?:equal|equals|mak
                              r"(?P<unit>.*)", re.IGNORECASE | re.DOTALL)
 
 
+# "What percent of 27447's payment is 99213's?", "99213 as a percentage of 27447": the part over the whole, in percent
+_CODE_WORD = r"(?:CPT\s+|HCPCS\s+)?(?P<{0}>[0-9A-Z]\d{{3}}[0-9A-Z])\b"
+_PERCENT_OF = re.compile(
+    r"\b(?:what|which)\s+(?:percent(?:age)?|share|proportion|fraction|%)\s+of\s+(?:[\w$'’-]+\s+){0,4}?"
+    + _CODE_WORD.format("whole") + r"[^?]{0,60}?\b(?:is|are|does|do)\s+(?:[\w$'’-]+\s+){0,3}?"
+    + _CODE_WORD.format("part")
+    + r"|" + _CODE_WORD.format("part2") + r"[^?]{0,40}?\bas\s+an?\s+(?:percent(?:age)?|share|fraction|proportion)\s+of"
+    r"\s+(?:[\w$'’-]+\s+){0,3}?" + _CODE_WORD.format("whole2")
+    # "What percent is 99212 of 99214?"
+    + r"|\b(?:what|which)\s+(?:percent(?:age)?|share|proportion|fraction|%)\s+(?:is|are|does|do)\s+(?:[\w$'’-]+\s+){0,3}?"
+    + _CODE_WORD.format("part3") + r"[^?]{0,40}?\bof\s+(?:[\w$'’-]+\s+){0,3}?" + _CODE_WORD.format("whole3"),
+    re.IGNORECASE)
+
+
+def asked_percent_of(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
+    """(part, whole) when the question asks one written code's amount as a percent of the other's; () otherwise.
+
+    >>> asked_percent_of("What percent of 27447's payment is 99213's in 2026?", ("27447", "99213"))
+    ('99213', '27447')
+    >>> asked_percent_of("Show 99212 as a percentage of 99215", ("99212", "99215"))
+    ('99212', '99215')
+    >>> asked_percent_of("What percent of 99214's total RVUs is practice expense?", ("99214",))
+    ()
+    """
+    m = _PERCENT_OF.search(text)
+    if len(codes) != 2 or not m:
+        return ()
+    part = (m.group("part") or m.group("part2") or m.group("part3")).upper()
+    whole = (m.group("whole") or m.group("whole2") or m.group("whole3")).upper()
+    return (part, whole) if {part, whole} == set(codes) else ()
+
+
 def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     """Two written codes divided: "How many 99213 visits equal one 27447 in work RVUs?" (27447, 99213: how many of the
     counted code make one of the other); "the ratio of 99215 to 99213", "How many times more does 99215 pay than
@@ -911,6 +948,8 @@ def asked_ratio(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     """
     if len(codes) != 2:
         return ()
+    if percent_of := asked_percent_of(text, codes):
+        return percent_of
     upper = text.upper()
     m = _HOW_MANY_EQUAL.search(text)
     if m:
@@ -1118,6 +1157,9 @@ def asks_same_session(text: str, codes: int, units: tuple[tuple[str, int], ...])
 
 _UNIT_WORD = re.compile(rf"\b{_WORD_BEFORE}[0-9A-Z]\d{{3}}[0-9A-Z]\b{_NOT_A_VOLUME}|\b{_COUNT}\s+units?\s+of\b|\b[0-9A-Z]\d{{3}}[0-9A-Z]\s*(?:x|×)\s*{_COUNT}\b|\bunits\b|"
                         rf"\b{_COUNT}\s*(?:x|×)\s*[0-9A-Z]\d{{3}}[0-9A-Z]\b", re.IGNORECASE)
+# "for a day", "in one day", "on the same day": one day, which spreads no count over time
+_ONE_DAY = re.compile(r"\b(?:for|in|on|during|within)\s+(?:a|one|a single|the same|the)\s+(?:day|date of service)\b|"
+                      r"\bsame[\s-]day\b", re.IGNORECASE)
 # counts spread over visits, sessions, days or a period are not one day's units
 _OVER_TIME = re.compile(r"\b(?:visits?|sessions|encounters|days|weeks?|months?|years?|monthly|weekly|daily|annual\w*|"
                      r"episodes?|patients?|beneficiaries|panel|per\s+(?:day|week|month|year))\b", re.IGNORECASE)
@@ -1159,7 +1201,7 @@ def asks_units_one_day(text: str, units: tuple[tuple[str, int], ...]) -> bool:
     >>> asks_units_one_day("10 99213 visits", (("99213", 10),)), asks_units_one_day("97110 in 2026", ())
     (False, False)
     """
-    return bool(units) and bool(_UNIT_WORD.search(text)) and not _OVER_TIME.search(text)
+    return bool(units) and bool(_UNIT_WORD.search(text)) and not _OVER_TIME.search(_ONE_DAY.sub(" ", text))
 
 
 def asked_nonpar(text: str) -> str:
@@ -1180,11 +1222,19 @@ def asked_nonpar(text: str) -> str:
                                    re.IGNORECASE) else "nonpar"
 
 
+# "PA" the state, not a physician assistant: "PA 01", "Erie, PA", "Pittsburg PA" (a capitalised place word before it
+# that is not a question's first word: "Can PA ...", "Does PA ...")
+_PA_STATE = re.compile(r"\bPA\s+\d{2}\b|, PA\b|\b(?!(?:Can|Could|Does|Do|Did|Would|Will|If|When|What|How|"
+                       r"Should|Is|Are|Medicare|A|An|The|My|Our|Each|Every|Per|For|And|Or|Billed|Paid)\b)[A-Z][a-z]+\s+"
+                       r"PA\b(?!-|\s+(?:bill|bills|billing|billed|furnish\w*|see\w*|provid\w*|perform\w*|doing|does|"
+                       r"visit|services?)\b)")
+
+
 def asked_practitioner(text: str) -> tuple[str, Decimal, str] | None:
     """("nurse practitioner", 0.85, "1833(a)(1)(O)") when the question names a practitioner paid a share of the fee."""
+    states = {m.start() + m.group(0).rfind("PA") for m in _PA_STATE.finditer(text)}      # where "PA" is the state
     found = [(m.start(), who, share, law) for pattern, who, share, law in PRACTITIONERS
-             for m in [pattern.search(text)] if m and not (who == "physician assistant" and m.group(0).upper() == "PA"
-                                                           and re.search(r"\bPA\s+\d{2}\b|, PA\b", text))]
+             for m in [next((m for m in pattern.finditer(text) if m.start() not in states), None)] if m]
     return min(found)[1:] if found else None
 
 
@@ -1866,7 +1916,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                                            (volume is not None and (volume.per_visit or bool(_PER_VISIT.search(text))) and
                                             bool(units)))
     # "Which pays more: four units of 97530 or four units of 97110?": each code's units are a day of their own
-    units_alternatives = units_one_day and len(units) > 1 and units_are_alternatives(text, [code for code, _ in units])
+    units_alternatives = (units_one_day or same_session) and len(units) > 1 and \
+        units_are_alternatives(text, [code for code, _ in units])
     if same_session:        # the rule's indicator decides the reduction (and indicator 3's the endoscopic base): read
         indicators += tuple(k for k in ("mult_proc", "endo_base") if k not in indicators)
     elif units_one_day and "mult_proc" not in indicators:
@@ -1879,12 +1930,13 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         setting=Setting.BOTH if years and max(years) < 2024 and _TELEHEALTH.search(text) and
                         not _POS.search(text) else _setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
-                                         computed),
+                                         computed or bool(ratio)),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=modifier,
                         parts=asked_parts(text), indicators=indicators, reasons=reasons,
                         setting_gap=setting_gap, units=units, volume=volume, bundles=bundles,
                         versus_national=versus_national, switched=switched, dates=dates, ratio=ratio,
+                        ratio_percent=bool(ratio) and bool(asked_percent_of(text, named)),
                         periods=periods,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
                         stated=None if volume or asked_cf_value(text) is not None else

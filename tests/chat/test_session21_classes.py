@@ -243,3 +243,99 @@ def test_a_ranking_asked_of_two_codes_or_lowest_first_is_given(backends, questio
     assert f"{'lowest' if low_first else 'highest'} first: {ordered[0].hcpcs} " in text
     if "office" in question:
         assert len(focus) >= 9           # every visit level, not the "low" ones
+
+
+@pytest.mark.parametrize("question", [
+    "In 2026, which pays more for a day: four units of 97530 or four units of 97110?",
+    "In 2026, which pays more on one day: 4 units of 97530 or 4 units of 97110?",
+])
+def test_for_a_day_is_one_day_not_a_rate(backends, question):
+    """Probe 23 C1: "for a day" was read as a rate (4 units a day), so neither the therapy rule nor the comparison of
+    the alternatives applied ($140.28 vs $116.24, and an unasked sum)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.volume is None and prepared.plan.units_alternatives
+    a, b = _one_day(_row(prepared, "97530", 2026), 4), _one_day(_row(prepared, "97110", 2026), 4)
+    (compared,) = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and "on one day" in f.label
+                   and f.setting == "non-facility" and not f.place]
+    assert compared.inputs == (a, b)
+
+
+@pytest.mark.parametrize("text, who", [
+    ("99213 rate in Pittsburg PA for 2026", None),
+    ("Philadelphia PA 99214 2026", None),
+    ("99213 in Erie, PA", None),
+    ("PA 01 99213", None),
+    ("What does a PA get for 99213?", "physician assistant"),
+    ("If the PA bills 99214 in Scranton PA", "physician assistant"),
+    ("Pittsburgh PA: what does a PA get for 99213", "physician assistant"),
+    ("PAs billing 99213 in Seattle", "physician assistant"),
+])
+def test_pa_the_state_is_not_a_physician_assistant(text, who):
+    from carenav_core.chat.plan import asked_practitioner
+    found = asked_practitioner(text)
+    assert (found[0] if found else None) == who
+
+
+@pytest.mark.parametrize("question, part, whole, cy", [
+    ("What percent of a 99215 does a 99213 pay in 2026?", "99213", "99215", 2026),
+    ("What is 99203 as a percentage of 99205 in the office, 2025?", "99203", "99205", 2025),
+    ("What percent is 99212 of 99214 in 2026?", "99212", "99214", 2026),
+    ("What percent of 27447's payment is 99213's in 2026?", "99213", "27447", 2026),
+])
+def test_one_code_as_a_percent_of_another_is_computed(backends, question, part, whole, cy):
+    """Probe 23 C3: three wordings of a percent of another code got the rows and no result."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.ratio == (part, whole) and prepared.plan.ratio_percent
+    figures = [f for f in prepared.figures if f.kind is FigureKind.RATIO]
+    assert figures
+    for f in figures:
+        field = "payment_nonfac" if f.setting == "non-facility" else "payment_fac"
+        a, b = getattr(_row(prepared, part, cy), field), getattr(_row(prepared, whole, cy), field)
+        assert f.inputs == (a, b) and f.percent == (a / b * 100).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+        assert f"{part}'s national {f.setting} payment is {f.percent}% of {whole}'s" in said(prepared)
+
+
+@pytest.mark.parametrize("question, codes", [
+    ("add 99495 and 99496 together", ("99495", "99496")),
+    ("99213 plus 99214, what's the total?", ("99213", "99214")),
+])
+def test_more_ways_of_asking_a_sum(backends, question, codes):
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.summed
+    (total,) = [f for f in prepared.figures if f.kind is FigureKind.TOTAL and f.setting == "non-facility"]
+    assert total.value == sum(_row(prepared, c, 2026).payment_nonfac for c in codes)
+
+
+def test_went_up_the_most_ranks_the_changes(backends):
+    prepared = prepare("E/M codes 2020 vs 2026 — which went up the most?", backends, today=TODAY)
+    changes = {f.codes[0]: f.percent for f in prepared.figures if f.kind is FigureKind.CHANGE
+               and f.setting == "non-facility" and not f.place and f.codes[0] != "G2211"}
+    best = max(changes, key=changes.get)
+    assert f"{best}'s national non-facility payment rose the most in percent" in said(prepared)
+
+
+@pytest.mark.parametrize("question, code, cy", [
+    ("How much is the annual wellness visit G0439 in 2026 and does the patient pay coinsurance?", "G0439", 2026),
+    ("What is the patient's 20% for G0402 in 2025?", "G0402", 2025),
+])
+def test_a_wellness_visit_has_no_coinsurance(backends, question, code, cy):
+    """Probe 23 C7: the AWV was given a 20% patient coinsurance ($27.52); the patient pays nothing."""
+    prepared = prepare(question, backends, today=TODAY)
+    splits = [f for f in prepared.figures if f.kind is FigureKind.COINSURANCE]
+    assert splits and all(f.inputs[1] == 0 and f.value == f.inputs[0] for f in splits)
+    assert _row(prepared, code, cy).payment_nonfac in {f.value for f in splits}
+    assert "the patient pays nothing" in said(prepared)
+
+
+def test_a_wellness_visit_after_sequestration_is_all_of_it_less_2_percent(backends):
+    prepared = prepare("What does Medicare pay for G0438 after sequestration in 2025?", backends, today=TODAY)
+    (less,) = [f for f in prepared.figures if f.kind is FigureKind.SEQUESTRATION and f.setting == "non-facility"]
+    allowed = _row(prepared, "G0438", 2025).payment_nonfac
+    assert less.inputs == (allowed,) and less.value == _cents(allowed * Decimal("0.98"))
+    assert "Medicare's 100% of G0438's" in said(prepared)
+
+
+@pytest.mark.parametrize("question", ["pay", "what is the rate?", "How much?", "2026?"])
+def test_a_question_of_generic_words_alone_is_told_how_to_ask(backends, question):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any("has no words to answer" in w.message for w in prepared.warnings)
