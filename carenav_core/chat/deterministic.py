@@ -331,6 +331,11 @@ def _ratio(figure: Figure) -> str:
     year = re.search(r"CY(\d{4})", figure.label)
     top, bottom = figure.codes
     what = _payment_words(figure)
+    if figure.how == "across settings":     # a facility-only surgery against an office service
+        return (f"{'In CY' + year.group(1) + ', ' if year else ''}{top}'s {_payment_words(figure)} (the file prices "
+                f"it only in a facility) is {figure.value} times {bottom}'s national non-facility (office) payment "
+                f"({_amount(figure, figure.inputs[0])} ÷ {_amount(figure, figure.inputs[1])}): {figure.value} of "
+                f"{bottom} in an office equal one {top} {figure.label}.")
     if figure.how == "percent":     # "what percent of 27447 is 99213": 'is 4.9% of 27447's ($57.45 of $1,159.35)'
         return (f"{'In CY' + year.group(1) + ', ' if year else ''}{top}'s {what} is {figure.percent}% of {bottom}'s "
                 f"({_amount(figure, figure.inputs[0])} of {_amount(figure, figure.inputs[1])}) {figure.label}.")

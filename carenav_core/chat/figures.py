@@ -685,6 +685,15 @@ def _ratios(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
                                   rows=(upper.label, lower.label), setting=setting, inputs=(a, b),
                                   value=(a / b).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP), percent=percent,
                                   place=upper.locality, how="percent" if plan.ratio_percent else ""))
+        # "How many 99213 visits equal one 27447?": a surgery the file prices only in a facility (non-facility PE NA)
+        # against an office service: the facility amount over the office (non-facility) one, said as such
+        a, b = stated(upper, "payment_fac"), stated(lower, "payment_nonfac")
+        if plan.measure == "payment" and a and b and upper.nonfac_na == "NA" and plan.setting is Setting.BOTH:
+            figures.append(Figure(kind=FigureKind.RATIO, label=f"[computed: {_name(upper)} facility ÷ {_name(lower)} "
+                                  f"non-facility, {_short(label)}]", codes=(_name(upper), _name(lower)),
+                                  rows=(upper.label, lower.label), setting="facility", inputs=(a, b),
+                                  value=(a / b).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP), percent=None,
+                                  place=upper.locality, how="across settings"))
     return figures
 
 

@@ -491,7 +491,7 @@ def _no_code_note(text: str, detection, factors: Sequence, anesthesia: Sequence,
                   ) -> tuple[WarningEvent, ...]:
     """An amount asked with no code or family recognised ("What does Medicare pay for a 30-minute phone call?") says
     that no fee schedule amount can be shown, and how to ask, instead of leaving only nearby rule text."""
-    if not detection.codes and not factors and \
+    if not detection.codes and not factors and not (_WORDS.search(text) and _follow_up(text)) and \
             not [w for w in _WORDS.findall(text) if w.lower() not in _GENERIC_WORDS]:
         return (WarningEvent(kind=WarningKind.NOT_IN_DATA, message="The question has no words to answer: ask about a "
                              "code (for example 99213), a code family (for example chronic care management) or a rule "
@@ -563,6 +563,14 @@ def _pos_note(text: str, rows: Sequence[ValuationRow]) -> tuple[WarningEvent, ..
             (f"; {TELEHEALTH_BEFORE_2024}" if any(r.cy < 2024 for r in rows if r.in_focus) else "") + "."
     return (WarningEvent(kind=WarningKind.READ_AS, message=each[0].upper() + each[1:] + " (Medicare Claims Processing "
                          "Manual, chapter 12, section 20.4.2)." + tele),)
+
+
+# a question about a billing rule, beside any amount ("can it be billed on the same day as", "what are the
+# requirements", "is consent required")
+_RULE_PART = re.compile(r"\b(?:can|may|must|should|could)\b[^?]{0,60}?\b(?:bill\w*|report\w*|paid|payable|used|"
+                        r"furnish\w*|submit\w*|claim\w*|count\w*)\b|\brequire\w*\b|\ballowed\b|"
+                        r"\bsame (?:day|date|month|period|encounter)\b|\bsupervision\b|\bconsent\b|\brules?\b|"
+                        r"\bpolic(?:y|ies)\b|\beligib\w*\b", re.IGNORECASE)
 
 
 def _weak_match_note(found: SearchResult) -> tuple[WarningEvent, ...]:
@@ -1177,6 +1185,12 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     indexing = () if found.warnings else _indexing_note(backends)
     weak = () if rows or factors or anesthesia or gpci or found.warnings or \
         any(w.kind is WarningKind.COMPUTED for w in warnings) else _weak_match_note(found)
+    if rows and found.weak and not found.warnings and _RULE_PART.search(text) and not indicators:
+        # "What does 99497 pay, and can it be billed the same day as an AWV?": the rows answer the amount, and the
+        # rule part is said to have no close paragraph rather than left to excerpts that may not answer it
+        weak = (WarningEvent(kind=WarningKind.WEAK_MATCH, message="The fee schedule rows answer the amounts; no "
+                             "indexed Federal Register paragraph closely matches the rule part of this question, so "
+                             "the excerpts below are the nearest the indexed rules hold and may not answer it."),)
     return Prepared(question=text, detection=detection, plan=plan, rows=rows, figures=figures,
                     unpriced=tuple(unpriced), sources=sources, messages=messages, dropped_excerpts=dropped,
                     dropped_rows=dropped_rows, factors=factors, anesthesia=anesthesia, gpci=gpci,

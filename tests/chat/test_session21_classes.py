@@ -339,3 +339,31 @@ def test_a_wellness_visit_after_sequestration_is_all_of_it_less_2_percent(backen
 def test_a_question_of_generic_words_alone_is_told_how_to_ask(backends, question):
     prepared = prepare(question, backends, today=TODAY)
     assert any("has no words to answer" in w.message for w in prepared.warnings)
+
+
+def test_a_rule_part_no_paragraph_matches_is_said_beside_the_amounts(backends):
+    """Probe 23 C4: "What does 99497 pay, and can it be billed the same day as an AWV?" showed the amounts and
+    excerpts that do not answer the rule part, with no word that the indexed rules hold nothing close."""
+    from carenav_core.chat.events import WarningKind
+    prepared = prepare("How much does 99497 pay in 2026 and can it be billed on the same day as an annual wellness "
+                       "visit?", backends, today=TODAY)
+    assert prepared.rows
+    assert [w for w in prepared.warnings if w.kind is WarningKind.WEAK_MATCH and "rule part" in w.message]
+    for question in ("What does 99213 pay in 2026?", "What supervision does APCM require?"):
+        assert not [w for w in prepare(question, backends, today=TODAY).warnings if w.kind is WarningKind.WEAK_MATCH]
+
+
+def test_a_facility_only_surgery_against_an_office_visit_is_also_divided_across_settings(backends):
+    """Probe 23 C8: "How many 99213 visits equal one 27447?" gave only the facility ratio (20.18); 27447 is priced only
+    in a facility, and an office visit's amount is the non-facility one (12.18)."""
+    prepared = prepare("How many 99213 visits does it take to equal the surgeon's fee for one total knee (27447) in "
+                       "2026?", backends, today=TODAY)
+    knee, visit = _row(prepared, "27447", 2026), _row(prepared, "99213", 2026)
+    assert knee.nonfac_na == "NA"
+    (across,) = [f for f in prepared.figures if f.kind is FigureKind.RATIO and f.how == "across settings"]
+    assert across.inputs == (knee.payment_fac, visit.payment_nonfac)
+    assert across.value == (knee.payment_fac / visit.payment_nonfac).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert f"{across.value} of 99213 in an office equal one 27447" in said(prepared)
+    # a setting asked: that setting's ratio only
+    asked = prepare("How many 99213 equal one 27447 in 2026 in the facility?", backends, today=TODAY)
+    assert not [f for f in asked.figures if f.kind is FigureKind.RATIO and f.how == "across settings"]
