@@ -37,6 +37,12 @@ def _multi(question: Question, current: object) -> object:
     picked = st.multiselect(question.text, options, default=default, format_func=words.get,
                             key=f"q_{question.field}", help=question.help or None)
     specials = [p for p in picked if p in ("none", DONT_KNOW, DECLINED)]
+    if specials and len(picked) > 1:
+        # "None of these" (or don't know / prefer not to say) beside ticked answers contradicts them: nothing is
+        # dropped; the person is asked to choose, and a screen of both is refused with the same reason
+        st.error(f"“{'” and “'.join(words[p] for p in specials)}” cannot be chosen together with other answers: "
+                 "untick either it or the others.")
+        return picked
     return specials[0] if specials else (picked or None)
 
 

@@ -181,7 +181,7 @@ def _first_sentence(text: str) -> str:
 def deterministic_summary(candidate: Candidate) -> ProgramSummary:
     """The same structure the model fills, written from rule outcomes and passages alone."""
     result = candidate.result
-    met = [o.label for o in result.outcomes if o.status == "pass"]
+    met = list(dict.fromkeys(o.label for o in result.outcomes if o.status == "pass"))   # one "already enrolled" once
     open_ = [o.label for o in result.unknown_rules]
     text = f"{result.program.name} is {result.classification.value.replace('_', ' ')}."
     text += f" Criteria met: {'; '.join(met)}." if met else ""

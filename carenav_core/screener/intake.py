@@ -178,10 +178,13 @@ class Answers(BaseModel):
 
     @field_validator("medicare_parts", "adl_help", mode="before")
     @classmethod
-    def _empty_list_is_unanswered(cls, value):
+    def _empty_list_is_unanswered(cls, value, info):
         """An empty list is no answer (a form or API caller that sent nothing ticked), not 'none': 'none' is said
-        explicitly, so [] never reads as 'no Medicare' or 'needs no help'."""
-        return None if isinstance(value, list) and not value else value
+        explicitly, so [] never reads as 'no Medicare' or 'needs no help'. A list holding only 'none' (or only
+        'dont_know' / 'prefer_not_to_say') is that plain answer; one mixing it with items is an error that says so."""
+        if isinstance(value, list) and not value:
+            return None
+        return _alone_in_list(value, info.field_name)
 
     @field_validator("age", "care_recipient_age", "caregiver_age", "household_size", mode="before")
     @classmethod
@@ -223,6 +226,36 @@ class Answers(BaseModel):
         options = load_intake_options()
         return _in_options(value, tuple(b.key for b in options.asset_brackets + options.retired_asset_brackets),
                            "asset bracket")
+
+
+LIST_SPECIALS = ("none", "dont_know", "prefer_not_to_say")
+LIST_EXAMPLES = {"medicare_parts": '["A", "B"]', "adl_help": '["bathing", "dressing"]'}
+
+
+def _alone_in_list(value: object, field: str) -> object:
+    """A list answer holding 'none', 'dont_know' or 'prefer_not_to_say': alone, it is that plain answer (["none"] is
+    "none"); beside items it contradicts them, and the error says what is wrong and the forms accepted.
+
+    >>> _alone_in_list(["none"], "adl_help"), _alone_in_list(["bathing"], "adl_help")
+    ('none', ['bathing'])
+    >>> _alone_in_list(["A", "none"], "medicare_parts")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'none' must be given alone, not in a list with other answers (got ['A', 'none']); give either a list of the answers that apply, such as ["A", "B"], or the plain answer "none"
+    """
+    if not isinstance(value, list):
+        return value
+    specials = [v for v in value if isinstance(v, str) and v.strip().lower() in LIST_SPECIALS]
+    if not specials:
+        return value
+    plain = dict.fromkeys(v.strip().lower() for v in specials)
+    if len(plain) == 1 and len(specials) == len(value):
+        return next(iter(plain))
+    said = " and ".join(repr(v) for v in plain)
+    alone = " or ".join(f'"{v}"' for v in plain)
+    raise ValueError(f"{said} must be given alone, not in a list with other answers (got {value!r}); give either a "
+                     f"list of the answers that apply, such as {LIST_EXAMPLES.get(field, '[...]')}, or the plain "
+                     f"answer {alone}")
 
 
 def parse_answers(raw: dict) -> Answers:

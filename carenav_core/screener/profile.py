@@ -396,12 +396,21 @@ UNLESS_CONTRADICTED = {"caring_for_someone": "; if they do care for another adul
 
 def _enrolment_warnings(profile: Profile, on: date) -> tuple[str, ...]:
     """An enrolment in categorically needy Apple Health that no route of it fits (programs.md section 1a rows 3b-4,
-    section 1b rows 9-10, section 1c rows 11-12 and 15): the enrolment is trusted, and the person asked to check."""
+    section 1b rows 9-10, section 1c rows 11-12 and 15), or in Extra Help that its own limits do not fit
+    (extra_help.enrolment_misfit): the enrolment is trusted, and the person asked to check."""
     from carenav_core.screener.rules.apple_health import categorically_needy_misfit   # the rules read the profile
+    from carenav_core.screener.rules.extra_help import enrolment_misfit
     misfit = categorically_needy_misfit(profile, on) if profile.apple_health == "categorically_needy" else None
-    if misfit is None:
-        return ()
-    return (f"The answers say already enrolled in categorically needy Apple Health, but {misfit}: above what any "
-            "categorically needy route allows. The results trust the enrolment where it decides (Apple Health and "
-            "Extra Help follow it; TSOA is not open alongside it). Please check the Apple Health answer and the income and "
-            "savings answers.",)
+    found = []
+    if misfit is not None:
+        found.append(f"The answers say already enrolled in categorically needy Apple Health, but {misfit}: above what "
+                     "any categorically needy route allows. The results trust the enrolment where it decides (Apple "
+                     "Health and Extra Help follow it; TSOA is not open alongside it). Please check the Apple Health "
+                     "answer and the income and savings answers.")
+    extra_help = enrolment_misfit(profile, on)
+    if extra_help is not None:
+        found.append(f"The answers say already getting Extra Help, with no Apple Health or Medicare Savings Program, but "
+                     f"{extra_help} (Extra Help's own limits). The Extra Help result trusts the enrolment and "
+                     "claims no limit met; SSA rechecks income and resources, so the enrolment may not continue. Please "
+                     "check the Extra Help answer and the income and savings answers.")
+    return tuple(found)

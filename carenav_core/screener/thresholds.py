@@ -1,16 +1,27 @@
 """Eligibility thresholds read from data/programs/*.toml through the one dated-parameter schema (params.py).
 
 A screener value has exactly one figure shape: `amount`, `single` + `couple`, `by_size` (+ optional
-`each_additional`) or `by_county`; a `pending` value has none (no confirmed figure for that period).
+`each_additional` and/or `guideline`) or `by_county`; a `pending` value has none (no confirmed figure for that period).
+
+A limit set as a percentage of the HHS poverty guidelines is computed the agencies' way for every household size:
+the percentage of the guideline for that size (base + (size - 1) x per-person amount), divided by 12 and rounded once
+as that program rounds (`guideline`). Building a large household's figure from the size-4 figure plus a rounded
+per-person increment drifts by a dollar or more (7 CFR 273.9(a)(3)(ii); DSHS's Basic Food table lists sizes 1-10 and
+adds its per-person amount only above 10). A `by_size` list is the agency's published table and must agree with the
+`guideline` it names; sizes past the list use the agency's own published per-person amount (`each_additional`) where
+it has one, else the guideline.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from datetime import date
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from carenav_core.errors import ConfigError
 from carenav_core.params import DatedValue, Parameter, ParameterNotInForce, merge, parse_parameters
@@ -23,12 +34,42 @@ UNIT_WORDS = {"USD/month": " a month", "USD/year": " a year", "USD": "", "years"
 ThresholdNotInForce = ParameterNotInForce
 
 
+ROUNDING_WORDS = {"up": "rounded up to the next whole dollar", "nearest": "rounded to the nearest whole dollar",
+                  "cents": "to the cent"}
+
+
+class Guideline(BaseModel):
+    """A monthly limit set as a percentage of the HHS poverty guideline for the household's size."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    percent: float = Field(gt=0, description="Percentage of the poverty guideline (200 for 200% FPL).")
+    base: int = Field(gt=0, description="HHS annual guideline for one person (48 states and DC).")
+    each: int = Field(gt=0, description="HHS annual amount added for each further person.")
+    rounding: Literal["up", "nearest", "cents"] = Field(
+        description="How the program rounds the monthly figure of each size: up (7 CFR 273.9(a)(3)(ii); HCA), "
+                    "nearest (DSHS's Basic Food 200% table), cents (kept to the cent).")
+
+    def monthly(self, size: int) -> float:
+        """The limit for a household of `size`: percent x guideline(size) / 12, rounded once."""
+        exact = Fraction(str(self.percent)) / 100 * (self.base + (size - 1) * self.each) / 12
+        if self.rounding == "up":
+            return float(math.ceil(exact))
+        if self.rounding == "nearest":
+            return float(math.floor(exact + Fraction(1, 2)))
+        return float(math.floor(exact * 100 + Fraction(1, 2))) / 100
+
+
 class ScreenerValue(DatedValue):
     amount: float | None = Field(None, ge=0, description="A single figure.")
     single: float | None = Field(None, ge=0, description="Figure for one person.")
     couple: float | None = Field(None, ge=0, description="Figure for a married couple.")
     by_size: list[float] | None = Field(None, min_length=1, description="Figures for household sizes 1..n.")
-    each_additional: float | None = Field(None, ge=0, description="Added per person beyond by_size.")
+    each_additional: float | None = Field(None, ge=0, description="The agency's published amount added per person "
+                                                                  "beyond by_size (DSHS: over 10; FNS: over 8; VA: "
+                                                                  "per dependant).")
+    guideline: Guideline | None = Field(None, description="With by_size: the poverty-guideline rule every size's "
+                                                          "figure comes from; by_size must agree with it, and sizes "
+                                                          "past by_size (without each_additional) are computed by it.")
     by_county: dict[str, float] | None = Field(None, description="Figure per Washington county.")
     at_least: bool = Field(False, description="The figure in force is not seen; this one is a floor (a limit the law "
                                               "only raises, such as one indexed by the COLA): a pass under it holds, "
@@ -55,6 +96,16 @@ class ScreenerValue(DatedValue):
             raise ValueError(f"exactly one of {list(SHAPES)} is required, found {present or 'none'}")
         if (self.single is None) != (self.couple is None):
             raise ValueError("single and couple must be given together")
+        if self.guideline is not None:
+            if self.by_size is None:
+                raise ValueError("guideline needs by_size (the published figures it must agree with)")
+            rule = self.guideline
+            for size, listed in enumerate(self.by_size, start=1):
+                computed = rule.monthly(size)
+                if abs(listed - computed) > 0.001:
+                    raise ValueError(f"by_size for {size} {'person' if size == 1 else 'people'} is {listed:g}, but "
+                                     f"{rule.percent:g}% of the guideline (${rule.base:,} + ${rule.each:,} a person) "
+                                     f"/ 12 {ROUNDING_WORDS[rule.rounding]} is {computed:g}")
         return self
 
 
@@ -130,6 +181,8 @@ class ThresholdTable:
         listed = len(value.by_size)
         if size <= listed:
             return self._pick(key, value.by_size[size - 1], value)
+        if value.each_additional is None and value.guideline is not None:
+            return self._pick(key, value.guideline.monthly(size), value)
         if value.each_additional is None:
             raise ThresholdNotInForce(f"the {self.parameters[key].label} lists households of up to {listed}; "
                                       f"a household of {size} has no figure on file")

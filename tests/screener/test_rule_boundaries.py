@@ -76,7 +76,7 @@ CASES = [
     ("basic_food", "income_within_basic_food_limit", {}, "monthly_income", 2660, date(2026, 4, 1), 1, U, 0),
     ("basic_food", "resources_within_basic_food_limit", ELDERLY_OVER_CE, "assets", 4500, date(2026, 4, 1), 1, F, 0),
     ("liheap", "income_within_150_percent_fpl", {}, "monthly_income", 1882.5, date(2025, 9, 30), 1, F, 0),
-    ("liheap", "income_within_150_percent_fpl", {}, "monthly_income", 1956, date(2026, 9, 30), 1, F, 0),
+    ("liheap", "income_within_150_percent_fpl", {}, "monthly_income", 1956.25, date(2026, 9, 30), 1, F, 0),
     ("liheap", "income_within_150_percent_fpl", {}, "monthly_income", 1995, date(2026, 10, 1), 1, F, 0),
     ("liheap", "income_within_150_percent_fpl", {"household_size": 3}, "monthly_income", 3415, date(2026, 10, 1), 1, F, 0),
     ("property_tax", "income_within_county_threshold", {}, "monthly_income", 84000, date(2026, 12, 31), 12, U, 0),

@@ -47,7 +47,8 @@ def test_lookup_errors_name_the_problem():
 @pytest.mark.parametrize(("key", "on", "size", "amount"), [
     ("basic_food_gross_income", date(2025, 3, 31), 1, 2510),
     ("basic_food_gross_income", date(2025, 4, 1), 4, 5358),
-    ("basic_food_gross_income", date(2026, 4, 1), 6, 5500 + 2 * 947),
+    # 200% of the 2026 guideline for six, rounded to the nearest dollar as DSHS's table does (not size 4 + 2 x 947)
+    ("basic_food_gross_income", date(2026, 4, 1), 6, 7393),
     ("apple_health_magi_income", date(2026, 3, 31), 2, 2433),
     ("apple_health_magi_income", date(2026, 4, 1), 2, 2489),
     ("liheap_income", date(2026, 10, 1), 3, 3415),

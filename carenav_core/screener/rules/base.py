@@ -39,6 +39,8 @@ class Verdict:
     thresholds: tuple[Threshold, ...] = ()
     figure_missing: str = ""   # set when a figure is not on file for the date (the Screen page shows a notice)
     opened_by: str = ""        # the contradicted answer that left this criterion open (engine.open_where_contradicted)
+    met_as: str = ""           # a PASS settled otherwise than by the criterion's own test (already enrolled): the
+                               # criterion in words, shown in place of the rule's label, so no limit is claimed met
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +72,7 @@ class Rule:
         """Run the check; a limit with no value in force on the date makes the rule unknown; a check left open only on
         yes-or-no answers is decided when every answer they could take decides it alike (`settled_either_way`)."""
         verdict = settled_either_way(self._checked, profile, context, self._checked(profile, context))
-        return Outcome(program=self.program, rule=self.name, label=self.label, document=self.document,
+        return Outcome(program=self.program, rule=self.name, label=verdict.met_as or self.label, document=self.document,
                        legal=self.legal, verdict=verdict)
 
     def _checked(self, profile: Profile, context: Context) -> Verdict:

@@ -24,9 +24,45 @@ ELDERLAW = ("Elder Law Answers: Medicare prescription drug coverage for low-inco
 DEEMED = ("categorically_needy", "medically_needy", "msp_only")
 
 
-def _deemed(profile: Profile) -> bool:
-    """Already receiving Extra Help, or full Medicaid or a Medicare Savings Program, which confer it automatically."""
-    return profile.extra_help is True or profile.apple_health in DEEMED
+DEEMED_WORDS = {"categorically_needy": "categorically needy Apple Health", "medically_needy": "medically needy Apple Health",
+                "msp_only": "a Medicare Savings Program"}
+ENROLLED = "already enrolled in Extra Help"
+
+
+def _deemed(profile: Profile, test: str) -> Verdict | None:
+    """The PASS of a limit (`test`, "income" or "resource") that the person's enrolment settles, or None: full Medicaid
+    or a Medicare Savings Program confers Extra Help whatever its own limits (42 CFR 423.773(c)), in the program's own
+    words; being already enrolled in Extra Help is said as that, and claims no limit met (SSA rechecks them at its
+    redetermination; answers far above them are a check notice, `enrolment_misfit`)."""
+    if profile.apple_health in DEEMED:
+        program = DEEMED_WORDS[profile.apple_health]
+        return dataclasses.replace(
+            verdict(True, f"automatic through {program}, which confers Extra Help whatever its own limits "
+                    "(42 CFR 423.773(c))"),
+            met_as=f"Automatic through {program} (Extra Help's own {test} limit does not apply)")
+    if profile.extra_help is True:
+        return dataclasses.replace(
+            verdict(True, f"{ENROLLED} (its income and resource limits are not checked here; SSA rechecks them, so "
+                    "confirm it continues at SSA's redetermination)"),
+            met_as="Already enrolled in Extra Help (income and resources not checked here)")
+    return None
+
+
+def enrolment_misfit(profile: Profile, on) -> str | None:
+    """Why answers that say already enrolled in Extra Help (with no Apple Health or Medicare Savings Program that would
+    confer it) do not fit it, in words: the income or assets answer fails Extra Help's own test and no route confers it
+    on the same answers (`income_below_150_percent_fpl` and `resources_within_lis_limit` as for someone not enrolled);
+    None when they may fit, a figure is not on file, or the enrolment is not the answer."""
+    if profile.extra_help is not True or profile.apple_health != "none":
+        return None
+    from carenav_core.screener.intake import load_intake_options
+    from carenav_core.screener.thresholds import load_thresholds
+    context = Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
+    applicant = dataclasses.replace(profile, extra_help=False)
+    found = [o.verdict.reason for o in (income_below_150_percent_fpl.evaluate(applicant, context),
+                                         resources_within_lis_limit.evaluate(applicant, context))
+             if o.status is Status.FAIL]
+    return "; ".join(found) or None
 
 
 @rule(program=KEY, label="Has Medicare (Part A and/or B)", document="extra_help#age-and-category", legal=SSA_PUB)
@@ -51,8 +87,9 @@ def has_medicare(profile: Profile, context: Context) -> Verdict:
 @rule(program=KEY, label="Income within the Extra Help limit after the general income exclusion (or automatic through Medicaid/MSP)", document="extra_help#income-limit",
       legal=ELDERLAW)
 def income_below_150_percent_fpl(profile: Profile, context: Context) -> Verdict:
-    if _deemed(profile):
-        return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
+    enrolled = _deemed(profile, "income")
+    if enrolled is not None:
+        return enrolled
     # SSA counts income after the $20 general income exclusion (20 CFR 418.3325; HI 03030.005), as MSP does.
     def check(person: Profile) -> Verdict:
         return gross_of_disregard(person, context, context.thresholds.for_unit("extra_help_income", context.on,
@@ -175,8 +212,9 @@ def _medicaid_ahead(profile: Profile, context: Context) -> str | None:
 @rule(program=KEY, label="Resources within the Extra Help limit (or automatic through Medicaid/MSP)",
       document="extra_help#resource-limit", legal=POMS_RESOURCES)
 def resources_within_lis_limit(profile: Profile, context: Context) -> Verdict:
-    if _deemed(profile):
-        return verdict(True, "automatic through Apple Health or a Medicare Savings Program")
+    enrolled = _deemed(profile, "resource")
+    if enrolled is not None:
+        return enrolled
     def check(person: Profile) -> Verdict:
         return own_share(person, at_or_below(person.assets, context.thresholds.for_unit(
             "extra_help_resources", context.on, married=person.couple), "countable assets"))
