@@ -343,6 +343,8 @@ class QuestionPlan:
             ("the professional (26) and technical (TC) components beside the global" if self.components else "")
         parts = ("asks for the " + listed([_PART_NAMES[p] for p in self.parts])) if self.parts else ""
         counted = ("billed " + listed([f"{n} × {code}" for code, n in self.units])) if self.units else ""
+        if self.units_alternatives:     # "four 97530 or four 97110": compared, each a day of its own
+            counted = "compared: " + " or ".join(f"{n} × {code}" for code, n in self.units) + ", each on a day of its own"
         volume = f"at a volume of {self.volume.describe()}" if self.volume else ""
         rate = (f"the amount per {self.rate}" + (f" at {self.minutes} minutes" if self.minutes else "")) \
             if self.rate else ""
