@@ -185,12 +185,18 @@ def asked_cf_value(text: str) -> Decimal | None:
     Decimal('35')
     >>> asked_cf_value("99213 at a CF of 34.5"), asked_cf_value("The 2025 CF is 32.3465; what does 99213 pay?")
     (Decimal('34.5'), None)
+    >>> asked_cf_value("In 2024, was 49652 paid at a CF of 33.2875?") is None
+    True
     """
     m = _CF_VALUE.search(text)
-    if not m or not (_SUPPOSED.search(text) or re.search(rf"\bat\s+(?:a|an)\s+(?:\$?\s?\d|{_CF_NAME})", text,
-                                                         re.IGNORECASE)):
+    if not m:
         return None
-    return Decimal(m.group("a") or m.group("b"))
+    supposed = re.search(r"\b(?:would|if|suppose|supposing|what happens|hypothetical|scenario|assuming)\b", text,
+                         re.IGNORECASE)
+    # "99213 at a $36 CF" supposes one; "In 2024, was 49652 paid at a CF of 33.2875?" checks the CF it was paid at
+    checked = re.match(r"\W*(?:in\s+(?:CY\s?)?\d{4},?\s+)?(?:was|were|is|are|did|does|do)\b", text, re.IGNORECASE)
+    at = re.search(rf"\bat\s+(?:a|an)\s+(?:\$?\s?\d|{_CF_NAME})", text, re.IGNORECASE)
+    return Decimal(m.group("a") or m.group("b")) if supposed or (at and not checked) else None
 
 
 def asked_threshold(text: str, codes: int) -> tuple[str, Decimal] | None:
@@ -690,6 +696,8 @@ _FREQUENCY = re.compile(r"\b(?:(?P<word>once|twice|thrice)|(?P<n>[1-7]|one|two|t
                         r"(?:(?:(?:a|an|per|each|every)\s+|/\s*)(?P<per>week|wk|month|mo)\b|(?P<adverb>weekly|monthly)\b)",
                         re.IGNORECASE)
 _FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+# units billed every day: "4 units of 97110 a day", "97110 x 3 daily"
+_DAILY = re.compile(r"\b(?:a|per|each|every)\s+day\b(?![\s-]+(?:weeks?|months?))|\bdaily\b", re.IGNORECASE)
 # units written on a code: "3 units of 97110", "97110 x 3", "3x 97110", "one unit of 97140"
 _UNITS_WRITTEN = re.compile(r"\bunits?\b|\b[0-9A-Z]\d{3}[0-9A-Z]\s*(?:x|×|\*)\s*\d\b|\b\d\s*(?:x|×)\s*[0-9A-Z]\d{3}[0-9A-Z]\b",
                             re.IGNORECASE)
@@ -722,7 +730,14 @@ def _visits_at_frequency(text: str, units: bool = True) -> Volume | None:
     True
     >>> _visits_at_frequency("4 units of 97110 for 30 patients, twice a week for 10 weeks").services(False)
     (600, '60 a week × 10 weeks')
+    >>> _visits_at_frequency("4 units of 97110 a day for 10 days").services(False)
+    (10, '1 a day × 10 days')
     """
+    daily = _DAILY.search(text) if units else None
+    days = _DAYS.search(text)
+    if daily and days and _UNITS_WRITTEN.search(text[:daily.start()] + " " + text[daily.end():]):
+        # "4 units of 97110 a day for 10 days": a visit a day, each billing the units written
+        return Volume(count=1, noun="visits", per="day", days=int(days.group("n").replace(",", "")), per_visit=True)
     found = _FREQUENCY.search(text)
     if found is None or (units and not _UNITS_WRITTEN.search(text[:found.start()] + " " + text[found.end():])):
         return None         # (`units` False: "99213 twice a week for 6 weeks", a frequency of visits alone)

@@ -64,7 +64,7 @@ CONTROLS = (
     "What is the 2.93 percent update in the Consolidated Appropriations Act, 2024?",
     "Did CMS change direct supervision through real-time audio and video?", "What is document 2024-25382?",
     "What does the correction notice of May 16, 2025 fix?", "What does a status indicator mean in the RVU file?",
-    "How are rural health clinics and FQHCs paid for care management services?",
+    "How are rural health clinics and FQHCs paid under Medicare Part B?",
     "What did the 2023 final rule say about ACO benchmarks?", "How is a work RVU set for a new service?",
     "What was the 2021 conversion factor of 34.8931 based on?", "Does the fee schedule pay for remote services at home?",
     "What did commenters say about the 2025 proposals?", "How does CMS define a qualifying APM participant?",
@@ -94,11 +94,18 @@ def _normal(text: str) -> str:
 def families_named(text: str, families: Iterable[CodeFamily]) -> set[str]:
     """Family keys whose synonym appears in `text` as whole words (case, spaces and hyphens ignored)."""
     normal = _normal(text)
-    spans = [(m.start(), m.end(), f.key) for f in families for s in f.synonyms
+    families = tuple(families)
+    spans = [(m.start(), m.end(), f.key) for f in families for s in (*f.synonyms, *f.shared_names)
              for m in re.finditer(rf"(?<!\w){re.escape(_normal(s))}(?!\w)", normal)]
-    # a name inside a longer one is the longer one's ("hospital visits" in "initial hospital visits"), as detect reads
-    return {key for start, end, key in spans
-            if not any(s <= start and end <= e and (e - s) > (end - start) for s, e, _ in spans)}
+    # names read left to right, the longest at each place, never over one already read: a name inside a longer one is
+    # the longer one's ("hospital visits" in "initial hospital visits"), and of two overlapping names the one that
+    # starts first ("phone E/M" in "phone E/M codes", not "E/M codes"), as detect reads
+    taken, end_of_last, read = set(), -1, None
+    for start, end, key in sorted(spans, key=lambda span: (span[0], -(span[1] - span[0]))):
+        if start >= end_of_last or (start, end) == read:      # a shared name's span names all its families
+            taken.add(key)
+            end_of_last, read = end, (start, end)
+    return taken
 
 
 class _Builder:

@@ -70,6 +70,7 @@ class CodeFamily:
     name: str
     synonyms: tuple[str, ...]
     codes: tuple[str, ...]
+    shared_names: tuple[str, ...] = ()      # names several families answer to together ("care management")
 
 
 def payment(total: Decimal | None, cf: Decimal | None) -> Decimal | None:
@@ -115,7 +116,8 @@ def conversion_factor(pfs_rules_toml: Path, cy: int, on: date) -> Decimal | None
 
 def load_families(families_toml: Path) -> tuple[CodeFamily, ...]:
     """Every family of data/families.toml."""
-    return tuple(CodeFamily(key=key, name=f["name"], synonyms=tuple(f["synonyms"]), codes=tuple(f["codes"]))
+    return tuple(CodeFamily(key=key, name=f["name"], synonyms=tuple(f["synonyms"]), codes=tuple(f["codes"]),
+                            shared_names=tuple(f.get("shared_names", ())))
                  for key, f in _toml(families_toml)["family"].items())
 
 

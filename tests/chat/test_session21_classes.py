@@ -367,3 +367,23 @@ def test_a_facility_only_surgery_against_an_office_visit_is_also_divided_across_
     # a setting asked: that setting's ratio only
     asked = prepare("How many 99213 equal one 27447 in 2026 in the facility?", backends, today=TODAY)
     assert not [f for f in asked.figures if f.kind is FigureKind.RATIO and f.how == "across settings"]
+
+
+@pytest.mark.parametrize("question, code, units, days, cy", [
+    ("4 units of 97110 a day for 10 days in 2026", "97110", 4, 10, 2026),
+    ("3 units of 97530 daily for 5 days, 2025: total?", "97530", 3, 5, 2025),
+])
+def test_units_a_day_for_a_number_of_days_are_each_days_units(backends, question, code, units, days, cy):
+    """"4 units of 97110 a day for 10 days" priced 40 units in full ($1,162.40): each day's units are paid under the
+    therapy rule ($95.69 a day, $956.90)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert dict(prepared.plan.units) == {code: units} and prepared.plan.volume.services(False)[0] == days
+    day = _one_day(_row(prepared, code, cy), units)
+    (note,) = [w.message for w in prepared.warnings if w.message.startswith("Per visit:")]
+    assert f"{days} visits bring in ${day * days:,}" in note
+
+
+def test_a_cf_asked_about_is_no_supposition():
+    """eval chat: "In 2024, was 49652 paid at a CF of 33.2875?" checks the CF it was paid at (the factors answer)."""
+    assert plan("In 2024, was 49652 paid at a CF of 33.2875?").cf_value is None
+    assert plan("If the CF were 30.5, what would 99490 pay in 2026?").cf_value == Decimal("30.5")
