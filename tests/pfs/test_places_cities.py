@@ -141,7 +141,7 @@ def test_sample_cities_give_the_locality_of_the_cms_file(fee_db, text, city, key
 
 
 @pytest.mark.parametrize("text, keys, matched", [
-    ("99214 in Arlington", ["04412:28", "12202:01"], ("Arlington",)),          # Texas and Virginia: ambiguous
+    ("99214 in Arlington", ["04412:28", "12202:01", "02402:99"], ("Arlington",)),   # TX, VA and WA: ambiguous
     ("99214 in Arlington, Texas", ["04412:28"], ("Arlington",)),
     ("99214 in Rochester, MN", ["06202:00"], ("Rochester",)),
     ("99214 in Virginia Beach", ["11302:00"], ("Virginia Beach",)),            # not every Virginia locality

@@ -50,10 +50,10 @@ def _keys(fee_db, spots, cy=2026):
 
 @pytest.mark.parametrize("city, states", [
     ("KANSAS CITY", {"MO", "KS"}), ("JACKSON", {"MS", "TN", "MI"}), ("COLUMBIA", {"SC", "MO", "MD"}),
-    ("CHARLESTON", {"SC", "WV"}), ("AURORA", {"CO", "IL"}), ("ARLINGTON", {"TX", "VA"}), ("GLENDALE", {"AZ", "CA"}),
+    ("CHARLESTON", {"SC", "WV"}), ("AURORA", {"CO", "IL"}), ("ARLINGTON", {"TX", "VA", "WA"}), ("GLENDALE", {"AZ", "CA"}),
     ("PASADENA", {"CA", "TX"}), ("ROCHESTER", {"NY", "MN"}), ("ALBANY", {"NY", "GA"}), ("LAFAYETTE", {"LA", "IN"}),
     ("WILMINGTON", {"DE", "NC"}), ("BLOOMINGTON", {"MN", "IN", "IL"}), ("ATHENS", {"GA", "OH"}),
-    ("GREENVILLE", {"SC", "NC"}), ("CONCORD", {"NH", "NC", "CA"}), ("LAKEWOOD", {"CO", "NJ", "CA"}),
+    ("GREENVILLE", {"SC", "NC"}), ("CONCORD", {"NH", "NC", "CA"}), ("LAKEWOOD", {"CO", "NJ", "CA", "WA"}),
 ])
 def test_a_city_of_several_states_offers_each(fee_db, city, states):
     spots = _tables()[city]
