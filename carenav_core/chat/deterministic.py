@@ -20,7 +20,8 @@ from carenav_core.chat.evidence import Evidence, build_evidence
 from carenav_core.chat.factors import (CONVERSION_FACTOR, FACTOR_KIND, GPCI_KIND, anesthesia_summary,
                                        asks_conversion_factor, asks_variant_gap, factor_sentences, gpci_summary,
                                        year_extreme_factor, biggest_step_factor)
-from carenav_core.chat.figures import (LIMITING_OF_FEE, MAX_PLACES_COMPARED, MEASURED, NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure,
+from carenav_core.chat.figures import (LIMITING_OF_FEE, MAX_PLACES_COMPARED, MEASURED, NO_COST_SHARING,
+                                       NOT_NATIONALLY_PRICED, UNPAID_STATUS, Figure,
                                        FigureKind,
                                        families_compared, left_out_reason, measured_fields, stated)
 from carenav_core.chat.glossary import GLOSSARY_KIND
@@ -394,6 +395,16 @@ def _what_if_sentence(figure: Figure) -> str:
             f"{_money(figure.inputs[0])} ({_signed(figure, figure.value, None)}) {figure.label}.")
 
 
+def _needed_sentence(figure: Figure) -> str:
+    """'In CY2026, at 99213's national non-facility payment of $95.19, it takes 106 services to bring in $10,000
+    (106 × $95.19 = $10,090.14; 105 bring in $9,994.95) [...].'"""
+    year = re.search(r"CY(\d{4})", figure.label)
+    target, amount, reached, short = figure.inputs
+    return (f"{'In CY' + year.group(1) + ', ' if year else ''}at {figure.codes[0]}'s {_payment_words(figure)} of "
+            f"{_money(amount)}, it takes {figure.value:,} services to bring in {_money(target)} ({figure.value:,} × "
+            f"{_money(amount)} = {_money(reached)}; {figure.counts[1]:,} bring in {_money(short)}) {figure.label}.")
+
+
 def _statistic_sentence(figure: Figure) -> str:
     """'In CY2026, the mean national non-facility payment of G0556, G0557 and G0558 is $62.46 [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
@@ -443,11 +454,13 @@ def _coinsurance_sentence(figure: Figure) -> str:
     and the patient's 20% coinsurance is $27.12, once the Part B deductible is met [...].'"""
     year = re.search(r"CY(\d{4})", figure.label)
     allowed, patient = figure.inputs
-    if figure.how.endswith("wellness visit"):
+    if figure.how.endswith("preventive"):
+        code = figure.codes[0].split("-")[0]
         return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
-                f"{_money(allowed)} (the allowed amount), Medicare pays 100%, {_money(figure.value)}: as a wellness "
-                f"visit it has no coinsurance and no Part B deductible, so the patient pays nothing when the "
-                f"practitioner accepts assignment (CMS, Medicare Wellness Visits) {figure.label}.")
+                f"{_money(allowed)} (the allowed amount), Medicare pays 100%, {_money(figure.value)}: as "
+                f"{NO_COST_SHARING.get(code, 'a preventive service')} it has no coinsurance and no Part B deductible, "
+                f"so the patient pays nothing when the practitioner accepts assignment (CMS, Medicare Preventive "
+                f"Services) {figure.label}.")
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
             f"{_money(allowed)} (the allowed amount), Medicare pays 80%, {_money(figure.value)}, and the patient's 20% "
             f"coinsurance is {_money(patient)}, once the yearly Part B deductible is met (some preventive services "
@@ -699,7 +712,7 @@ _SAYS = {FigureKind.DIFFERENCE: _comparison, FigureKind.CHANGE: _change, FigureK
          FigureKind.STATISTIC: _statistic_sentence, FigureKind.RATE: _rate_sentence,
          FigureKind.COMPONENTS: _components_sentence, FigureKind.EXTREME: _extreme_sentence,
          FigureKind.COINSURANCE: _coinsurance_sentence, FigureKind.COUNT: _count_sentence,
-         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.SECOND: _second_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
+         FigureKind.BILATERAL: _bilateral_sentence, FigureKind.SECOND: _second_sentence, FigureKind.NEEDED: _needed_sentence, FigureKind.PRACTITIONER: _practitioner_sentence,
          FigureKind.NONPAR: _nonpar_sentence, FigureKind.LIMITING: _limiting_sentence,
          FigureKind.ASSISTANT: _assistant_sentence, FigureKind.MULTIPLE: _multiple_sentence,
          FigureKind.CO_SURGERY: _co_surgery_sentence, FigureKind.SEQUESTRATION: _sequestration_sentence,
@@ -901,10 +914,16 @@ _BY_CHANGE = re.compile(r"\b(?:rank|order|sort)\w*\b.{0,80}?\bby\s+(?:the\s+|the
 PLACES_LISTED = 10         # a place ranking of more places names the three at each end
 
 
-def place_ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[str]:
+def place_ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan, question: str = "") -> list[str]:
     """"Compare 99214 in Manhattan, Alaska, rest of Florida and Puerto Rico": four places or more (a state's every
     locality too) get, per asked code and setting asked, the newest final year's locality payments highest first, each
-    with its row's label (two or three places are compared pairwise by the figures instead)."""
+    with its row's label (two or three places are compared pairwise by the figures instead). A state of two or three
+    localities whose ranking is asked ("Which Washington locality pays the least?", "sort ... ascending") is ranked
+    too, lowest first when asked."""
+    asked = bool(_SUPERLATIVE.search(question) or _RANKING.search(question) or _WHICH_MORE.search(question))
+    low_first = asked and bool(_LOWEST_FIRST.search(question) or re.search(
+        r"\b(?:least|lowest|cheapest|less|lower|smallest)\b", question, re.IGNORECASE))
+    fewest = 1 if asked else MAX_PLACES_COMPARED
     said = []
     local = [r for r in rows if r.in_focus and r.locality and not r.proposed and not r.mod]
     for code in plan.focus_codes:
@@ -913,19 +932,19 @@ def place_ranking_sentences(rows: Sequence[ValuationRow], plan: QuestionPlan) ->
             continue
         year = max(r.cy for r in mine)
         by_place = {r.locality: r for r in mine if r.cy == year}
-        if len(by_place) <= MAX_PLACES_COMPARED:
+        if len(by_place) <= fewest:
             continue
         for setting, field in measured_fields(replace(plan, measure="payment")):
             priced = sorted((r for r in by_place.values() if stated(r, field) is not None),
-                            key=lambda r: stated(r, field), reverse=True)
-            if len(priced) <= MAX_PLACES_COMPARED:
+                            key=lambda r: stated(r, field), reverse=not low_first)
+            if len(priced) <= fewest:
                 continue
             shown = priced if len(priced) <= PLACES_LISTED else priced[:3] + priced[-3:]
             items = [f"{r.locality} {_money(stated(r, field))} {r.label}" for r in shown]
             if len(priced) > PLACES_LISTED:
                 items.insert(3, "… (the others between them in the table) …")
-            said.append(f"In CY{year}, {code}'s {setting} payment in the places asked, highest first: "
-                        f"{', '.join(items)}.")
+            said.append(f"In CY{year}, {code}'s {setting} payment in the places asked, "
+                        f"{'lowest' if low_first else 'highest'} first: {', '.join(items)}.")
     return said
 
 
@@ -1594,7 +1613,7 @@ class DeterministicWriter:
             change_ranking_sentences(prepared.figures, prepared.question)
         yield from ("- " + s for s in ordered or ranking_sentences(ranked, plan, prepared.question) or
                     extreme_sentences(ranked, plan, prepared.question))
-        yield from ("- " + s for s in place_ranking_sentences(rows, plan))    # four places or more, ranked
+        yield from ("- " + s for s in place_ranking_sentences(rows, plan, prepared.question))   # places ranked
         yield from ("- " + s for s in year_extreme_sentences(rows, plan, prepared.question))
         yield from ("- " + s for s in when_moved_sentences(prepared.figures, prepared.question))
         yield from ("- " + s for s in biggest_step_sentences(prepared.figures, prepared.question))

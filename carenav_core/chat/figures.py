@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from enum import StrEnum
 from itertools import combinations, pairwise
 from typing import Sequence
@@ -50,6 +50,7 @@ class FigureKind(StrEnum):
     SEQUESTRATION = "sequestration"    # Medicare's 80% less the 2% sequestration reduction
     PERIOP = "global surgery part"     # one row's amount for a part of its global package (modifier 54/55/56, pre-op)
     SECOND = "second procedure"    # one row's amount as a second procedure of the day (modifier 51): 50% (MULT PROC 1-3)
+    NEEDED = "needed"              # how many services of one row reach an amount the question gives ("to earn $10,000")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,6 +157,8 @@ class Figure:
                 FigureKind.SECOND: "billed as a second later procedure the same day modifier paid at of its "
                                    "multiple procedure indicator when first procedure is not an endoscopy family with "
                                    "one it amount less base code's ENDO BASE",
+                FigureKind.NEEDED: "it takes services to bring in reach earn make how many fewest one fewer at "
+                                   "payment of",
                 FigureKind.PERIOP: "pre-operative intra-operative post-operative care share shares global surgical "
                                    "package modifier surgical care only postoperative management preoperative "
                                    "paid at of is RVU file split between practitioners"}[self.kind]
@@ -776,6 +779,30 @@ def _what_if(rows: Sequence[ValuationRow], plan: QuestionPlan, volumes: Sequence
     return figures
 
 
+def _needed(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
+    """"How many 99213 visits a month does it take to earn $10,000?": per setting asked, the newest final row of the one
+    asked code, the fewest services whose payments reach the amount (the amount over the payment, rounded up), with
+    what that many and one fewer bring in."""
+    target = plan.target
+    focus = [r for r in modifier_rows(rows, plan.modifier) if r.in_focus and not r.proposed and not r.locality
+             and r.hcpcs in plan.focus_codes]
+    if target is None or len(plan.focus_codes) != 1 or not focus:
+        return []
+    newest = max(r.cy for r in focus)
+    figures = []
+    for row in [r for r in focus if r.cy == newest]:
+        for setting, field in measured_fields(replace(plan, measure="payment")):
+            amount = stated(row, field)
+            if not amount:
+                continue
+            n = int((target / amount).to_integral_value(rounding=ROUND_CEILING))     # rounded up
+            figures.append(Figure(kind=FigureKind.NEEDED, label=f"[computed: {_name(row)} services to reach "
+                                  f"${target:,}, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
+                                  setting=setting, inputs=(target, amount, amount * n, amount * (n - 1)), value=n,
+                                  percent=None, place=row.locality, counts=(n, n - 1)))
+    return figures
+
+
 def _priced_together(rows: Sequence[ValuationRow], plan: QuestionPlan, finals: bool = False):
     """(vintage label, setting, [(row, amount), ...]) for each vintage in focus (final ones only with `finals`) and
     measure asked in which two asked codes or more have an amount to compute with."""
@@ -938,11 +965,27 @@ def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Fi
 
 
 COINSURANCE_SHARE = Decimal("0.80")     # Part B pays 80% of the allowed amount, after the deductible (42 CFR 410.152)
-# The wellness visits Medicare pays in full: no coinsurance and no Part B deductible when the practitioner accepts
-# assignment (the IPPE G0402, the AWV G0438 / G0439; CMS MLN "Medicare Wellness Visits")
-NO_COST_SHARING = frozenset({"G0402", "G0438", "G0439"})
-NO_COST_SHARING_SOURCE = ("https://www.cms.gov/Outreach-and-Education/Medicare-Learning-Network-MLN/MLNProducts/"
-                          "preventive-services/medicare-wellness-visits.html")
+# Preventive services Medicare pays in full: no coinsurance and no Part B deductible when the practitioner accepts
+# assignment (CMS MLN "Medicare Preventive Services" quick reference chart,
+# https://www.cms.gov/medicare/prevention/prevntiongeninfo/medicare-preventive-services/mps-quickreferencechart-1.html;
+# the wellness visits: MLN "Medicare Wellness Visits"). Code -> what it is, said in the sentence.
+NO_COST_SHARING = {
+    "G0402": "the Welcome to Medicare preventive visit", "G0438": "an annual wellness visit",
+    "G0439": "an annual wellness visit", "77067": "a screening mammogram", "77063": "screening breast tomosynthesis",
+    "G0121": "a screening colonoscopy", "G0105": "a screening colonoscopy (high risk)",
+    "G0104": "a screening flexible sigmoidoscopy", "G0101": "a screening pelvic and breast exam",
+    "G0008": "a flu shot's administration", "G0009": "a pneumococcal shot's administration",
+    "G0010": "a hepatitis B shot's administration", "G0444": "a depression screening",
+    "G0442": "an alcohol misuse screening", "G0443": "alcohol misuse counseling",
+    "G0446": "cardiovascular disease behavioral therapy", "G0447": "obesity counseling",
+    "G0445": "sexually transmitted infection counseling", "G0296": "lung cancer screening counseling",
+    "76706": "an abdominal aortic aneurysm screening", "77078": "a bone mass measurement",
+    "77080": "a bone mass measurement", "77081": "a bone mass measurement", "G0130": "a bone mass measurement",
+    "G0513": "prolonged preventive services", "G0514": "prolonged preventive services",
+}
+# a screening colonoscopy that removes a polyp is then a diagnostic one: the patient pays a coinsurance phased out by the
+# Consolidated Appropriations Act, 2021 section 122: 15% in 2023-2026, 10% in 2027-2029, none from 2030
+POLYP_NOTE = {"G0121", "G0105", "G0104"}
 
 
 def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -956,11 +999,11 @@ def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
             allowed = stated(row, field)
             if allowed is None:
                 continue
-            if row.hcpcs in NO_COST_SHARING:        # a wellness visit: Medicare pays all of it
+            if row.hcpcs in NO_COST_SHARING:        # a preventive service: Medicare pays all of it
                 figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 100% / "
                                       f"patient 0%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
                                       setting=setting, inputs=(allowed, Decimal("0.00")), value=allowed,
-                                      percent=None, place=row.locality, how="100% / 0% wellness visit"))
+                                      percent=None, place=row.locality, how="100% / 0% preventive"))
                 continue
             medicare = _cents(allowed * COINSURANCE_SHARE)
             figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 80% / "
@@ -982,7 +1025,7 @@ def _sequestered(splits: list[Figure]) -> list[Figure]:
         year = re.search(r"CY(\d{4})", split.label)
         if split.kind is not FigureKind.COINSURANCE or not year or int(year.group(1)) < SEQUESTRATION_FULL_FROM:
             continue
-        share = "100%" if split.how.endswith("wellness visit") else "80%"      # a wellness visit: all of it
+        share = "100%" if split.how.endswith("preventive") else "80%"      # a preventive service: all of it
         figures.append(Figure(kind=FigureKind.SEQUESTRATION, label=re.sub(r"Medicare \d+% / patient \d+%",
                                                                           f"Medicare {share} less 2%", split.label),
                               codes=split.codes, rows=split.rows, setting=split.setting, inputs=(split.value,),
@@ -1525,6 +1568,8 @@ def compute_figures(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[F
         what_if = changes + (_sequestered(splits) if plan.sequestration else []) + splits + what_if
     if plan.rate:               # a rate per hour or minute asked is what was asked: it leads
         what_if = _rates(rows, plan) + what_if
+    if plan.target is not None:     # "how many ... to earn $10,000": the count leads
+        what_if = _needed(rows, plan) + what_if
     if plan.setting_gap:
         figures += _setting_gaps(rows, plan)
     if plan.bundles:            # one side billed together against the other: the two sides, not code by code

@@ -29,7 +29,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asked_places, asks_anesthesia, asks_anesthesia_unit, asks_conversion_factor,
                                        asks_gpci, factor_sources, gpci_summary, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
+from carenav_core.chat.figures import (POLYP_NOTE, SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
                                       co_surgery_figures, compute_figures, locality_extremes, multiple_figures,
                                       nonpar_figures, periop_figures, practitioner_figures, second_procedure_figures,
                                       timeless_codes, year_cf_is_proposed)
@@ -606,7 +606,8 @@ def _other_payer_note(text: str, rows: Sequence[ValuationRow], factors: Sequence
 
 # "in <Name>" that is not a place: months, programs and document words
 _PLACE_ASKED = re.compile(r"\b(?:in|for|at|near|around)\s+((?:[A-Z][a-z]{2,}\s?){1,3})(?=[\s,.?!;:]|$)")
-_NOT_PLACES = frozenset("""january february march april june july august september october november december
+_NOT_PLACES = frozenset("""doctor doctors nurse professor mrs miss mister
+    january february march april june july august september october november december
     medicare medicaid part parts addendum table section office facility total general the this that our my
     final proposed rule rules physician physicians hospital hospitals clinic clinics practice chronic principal
     advanced primary transitional remote behavioral annual telehealth
@@ -721,6 +722,15 @@ def _localities(backends: Backends, text: str, plan: QuestionPlan, rows: tuple[V
                      if name in ("RURAL", "REST") else      # "rual Texas": a qualifier of the state, not a place
                      f"Read “{written.title()}” as {name.title()}: no place the "
                      f"locality files know is spelt “{written.title()}”.") for written, name in match.respelled) + unsure
+    # "Spokane vs Tacoma": two names of one locality get the same amounts; said, not left as one silent row
+    by_locality: dict = {}
+    for c in match.candidates:
+        if not re.search(r"\b(?:county|cnty|parish|borough)\b", c.matched, re.IGNORECASE):   # a city in its county
+            by_locality.setdefault((c.place.state, c.place.locality, c.place.name), []).append(c.matched)
+    notes += tuple(WarningEvent(kind=WarningKind.READ_AS, message=f"{' and '.join(dict.fromkeys(names))} are in one "
+                                f"payment locality, {state} {locality} {name}: the same amounts apply to each.")
+                   for (state, locality, name), names in by_locality.items()
+                   if len(dict.fromkeys(n.lower() for n in names)) > 1 and not ambiguous)
     intents = plan.intents
     if intents == (Intent.POLICY,):
         # "G0557 in Los Angeles vs Birmingham AL": the place names are not a rule topic; read without them
@@ -1099,6 +1109,8 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     rows, noted = at_asked_cf(rows, plan)
     warnings += noted
     figures = compute_figures(rows, plan)
+    if re.search(r"\boffices?\b", text, re.IGNORECASE):      # "how many office visits equal one 27447": that one first
+        figures = tuple(sorted(figures, key=lambda f: not (f.kind is FigureKind.RATIO and f.how == "across settings")))
     if plan.extreme and not plan.places and rows and backends.fee_db is not None:
         figures = _extremes(backends, plan, rows) + figures
     warnings += timeless_note(rows, plan)
@@ -1108,6 +1120,11 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             "2020 to March 31, 2022, was 1% from April 1 to June 30, 2022, and is 2% on claims from July 1, 2022, so "
             "earlier years' Medicare shares are shown without it.")),)
     warnings += _negative_note(text, plan)
+    if plan.coinsurance and POLYP_NOTE & set(plan.focus_codes):
+        warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+            "A screening colonoscopy or sigmoidoscopy that removes a polyp is paid as a diagnostic one: the patient "
+            "then pays a coinsurance, 15% of the amount in 2023-2026, 10% in 2027-2029 and none from 2030 "
+            "(Consolidated Appropriations Act, 2021, section 122).")),)
     if plan.cf_change is not None and plan.cf_change <= -100:
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
             f"A conversion factor cut of {-plan.cf_change}% leaves no conversion factor (payment = RVUs × CF), so no "

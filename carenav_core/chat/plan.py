@@ -32,6 +32,8 @@ RELATIVE = {"last year": -1, "previous year": -1, "prior year": -1, "this year":
 _RELATIVE = re.compile(r"\b(" + "|".join(RELATIVE) + r")\b", re.IGNORECASE)
 # a year before 2010 written as one ("in 1999", "for CY 2005"), not a count ("2000 patients")
 _OLD_YEAR = re.compile(r"\b(?:in|for|of|during|year|CY)\s?(19[5-9]\d|200\d)\b(?!\s*[A-Za-z])", re.IGNORECASE)
+# "99213 in 2099": a year far past any file, said so (the years YEAR reads stop at 2039)
+_FAR_YEAR = re.compile(r"\b(?:in|for|of|during|year|CY|by)\s?(20[4-9]\d|21\d\d)\b(?!\s*[A-Za-z])", re.IGNORECASE)
 _SINCE_RELATIVE = re.compile(r"\b(?:since|from)\s+(?:the\s+)?(last year|previous year|prior year)\b"
                              r"(?!\s*(?:to|and|through|-|–|vs))", re.IGNORECASE)
 _PROPOSED = re.compile(r"\b(?:proposed|proposal|NPRM|proposed rule)\b", re.IGNORECASE)
@@ -98,7 +100,10 @@ _TOTAL = re.compile(r"\b(?:total(?!\s+(?:knee|hip|shoulder|ankle|elbow|wrist|joi
                     r"replacements?|RVUs?|relative|work|practice|non-?facility|facility|time|minutes|payments?\s+for\s+"
                     r"each))|together|combined|plus|billed with|add[\s-]?on|on top of|sum|summed|summing|"
                     r"add(?:ed|ing)?\s+(?:them\s+|these\s+|those\s+)?up)\b|\+", re.IGNORECASE)
-COINSURANCE = re.compile(r"\bco-?insurance\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
+COINSURANCE = re.compile(r"\bco-?insurance\b|\bdeductible\b|\bco-?pay(?:ment)?s?\b|"
+                         r"\b(?:does|do|will|would|should|must)\s+(?:the\s+|a\s+|my\s+|our\s+)?(?:patient|beneficiary|"
+                         r"member|senior|person)s?\s+(?:have\s+to\s+|need\s+to\s+)?(?:pay|owe)\b|\bowe\s+anything\b|"
+                         r"\bpatient'?s?\s+(?:cost|costs|responsibility|bill)\b|\b(?:Medicare'?s|the program'?s)\s+(?:80\s*%\s+|80 percent\s+)?"
                          r"(?:share|portion|part)\b|\bpatient'?s?\s+(?:20\s*%\s+)?(?:share|responsibility|portion|"
                          r"out[- ]of[- ]pocket|cost[- ]share)\b|\bbeneficiar(?:y|ies)'?s?\s+(?:share|responsibility|"
                          r"cost[- ]share)\b|\bpatient'?s?\s+20\s*(?:%|percent)|"
@@ -175,6 +180,26 @@ _CF_AMOUNT = r"\$?\s?(?P<{0}>\d{{2}}(?:\.\d{{1,4}})?)(?![\d.%])"
 _CF_VALUE = re.compile(
     rf"\b{_CF_NAME}\s+(?:were|was|is|of|at|became|went to|rose to|fell to|dropped to|increased to|set (?:at|to)|"
     rf"=|to)\s*{_CF_AMOUNT.format('a')}|\$\s?(?P<b>\d{{2}}(?:\.\d{{1,4}})?)\s+{_CF_NAME}\b", re.IGNORECASE)
+
+
+_TARGET = re.compile(r"\bhow many\b[^?]*?\b(?:earn|make|bring in|generate|reach|hit|gross|get to|cover|equal|"
+                     r"total)\s+(?:at least\s+|over\s+)?\$\s?(?P<amount>\d[\d,]*(?:\.\d{1,2})?)(?P<k>\s?[kK]\b)?",
+                     re.IGNORECASE)
+
+
+def asked_target(text: str) -> Decimal | None:
+    """An amount the question asks how many services reach ("How many 99213 visits to earn $10,000?"; "$8k").
+
+    >>> asked_target("How many 99213 visits per month does it take to earn $10,000?"), asked_target("99213 pay?")
+    (Decimal('10000'), None)
+    >>> asked_target("How many 99214s would I need per month to bring in $8k in 2026?")
+    Decimal('8000')
+    """
+    m = _TARGET.search(text)
+    if not m:
+        return None
+    amount = Decimal(m.group("amount").replace(",", ""))
+    return amount * 1000 if m.group("k") else amount
 
 
 def asked_cf_value(text: str) -> Decimal | None:
@@ -299,6 +324,7 @@ class QuestionPlan:
     minutes: int | None = None           # "a 40-minute visit": the minutes the question gives its one code
     cf_year: int | None = None           # "what would 99214 pay at the 2020 CF": that year's final CF, as a what-if
     cf_value: Decimal | None = None      # "what would 99214 pay if the CF were $35": that CF, as a what-if
+    target: Decimal | None = None        # "how many 99213 visits does it take to earn $10,000": that amount
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
@@ -476,6 +502,7 @@ def _years(text: str, today: date) -> tuple[tuple[int, ...], int | None]:
     since = next((int(m.group(1)) for m in SINCE.finditer(masked)), None)
     years.update(int(m.group(1)) for m in YEAR.finditer(SINCE.sub(" ", masked)))
     years.update(int(m.group(1)) for m in _OLD_YEAR.finditer(masked))      # "in 1999": before any file, said so
+    years.update(int(m.group(1)) for m in _FAR_YEAR.finditer(masked))      # "in 2099": past any file, said so
     if since is None and (m := _SINCE_RELATIVE.search(text)):     # "since last year": every year from then on
         since = today.year + RELATIVE[m.group(1).lower()]
         text = _SINCE_RELATIVE.sub(" ", text)
@@ -925,6 +952,9 @@ _PERCENT_OF = re.compile(
     + _CODE_WORD.format("part")
     + r"|" + _CODE_WORD.format("part2") + r"[^?]{0,40}?\bas\s+an?\s+(?:percent(?:age)?|share|fraction|proportion)\s+of"
     r"\s+(?:[\w$'’-]+\s+){0,3}?" + _CODE_WORD.format("whole2")
+    # "99212 is what percent of 99215?", "99215 is what share of 99205"
+    + r"|" + _CODE_WORD.format("part4") + r"\s+(?:is|are)\s+what\s+(?:percent(?:age)?|share|proportion|fraction|%)\s+of"
+    r"\s+(?:[\w$'’-]+\s+){0,3}?" + _CODE_WORD.format("whole4")
     # "What percent is 99212 of 99214?"
     + r"|\b(?:what|which)\s+(?:percent(?:age)?|share|proportion|fraction|%)\s+(?:is|are|does|do)\s+(?:[\w$'’-]+\s+){0,3}?"
     + _CODE_WORD.format("part3") + r"[^?]{0,40}?\bof\s+(?:[\w$'’-]+\s+){0,3}?" + _CODE_WORD.format("whole3"),
@@ -944,8 +974,8 @@ def asked_percent_of(text: str, codes: tuple[str, ...]) -> tuple[str, str]:
     m = _PERCENT_OF.search(text)
     if len(codes) != 2 or not m:
         return ()
-    part = (m.group("part") or m.group("part2") or m.group("part3")).upper()
-    whole = (m.group("whole") or m.group("whole2") or m.group("whole3")).upper()
+    part = (m.group("part") or m.group("part2") or m.group("part3") or m.group("part4")).upper()
+    whole = (m.group("whole") or m.group("whole2") or m.group("whole3") or m.group("whole4")).upper()
     return (part, whole) if {part, whole} == set(codes) else ()
 
 
@@ -1947,7 +1977,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         setting=Setting.BOTH if years and max(years) < 2024 and _TELEHEALTH.search(text) and
                         not _POS.search(text) else _setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
-                                         computed or bool(ratio)),
+                                         computed or bool(ratio) or asked_target(text) is not None),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=modifier,
                         parts=asked_parts(text), indicators=indicators, reasons=reasons,
@@ -1969,6 +1999,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
                         cf_value=asked_cf_value(text) if detection.codes and cf_year is None else None,
+                        target=asked_target(text) if detection.codes else None,
                         qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
                             r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

@@ -100,13 +100,21 @@ def figure_line(figure: Figure) -> str:
                 f"{shown(figure.inputs[0])} to {shown(figure.inputs[1])}, change {shown(figure.value)}{percent}.")
     what = f"{figure.setting} payment" if figure.money else figure.setting
     if figure.kind is FigureKind.RATIO:          # "ratio 2.02 = $192.39 / $95.19"
-        return f"{figure.label} {what}: ratio {figure.value} = {shown(figure.inputs[0])} / {shown(figure.inputs[1])}."
+        percent = f" ({figure.percent}%)" if figure.percent is not None else ""
+        across = " (the first code's facility amount over the second's non-facility, office, amount)" \
+            if figure.how == "across settings" else ""
+        return (f"{figure.label} {what}: ratio {figure.value}{percent} = {shown(figure.inputs[0])} / "
+                f"{shown(figure.inputs[1])}{across}.")
     if figure.kind is FigureKind.SHARE:          # "practice expense share 49.3% = 2.00 / 4.06 RVUs"
         return f"{figure.label} {figure.how} share of the {what}: {figure.value}% = {figure.inputs[0]} / {figure.inputs[1]}."
     if figure.kind is FigureKind.WHAT_IF:        # "at a CF 10% lower ($30.0608): $122.05 instead of $135.61"
         return (f"{figure.label} {what}: at a conversion factor changed by {figure.percent}% "
                 f"({figure.how}) {shown(figure.inputs[1])} instead of {shown(figure.inputs[0])}, "
                 f"change {shown(figure.value)}.")
+    if figure.kind is FigureKind.COINSURANCE and figure.how.endswith("preventive"):     # no cost sharing
+        return (f"{figure.label} {what}: Medicare 100% {shown(figure.value)} of the allowed {shown(figure.inputs[0])}; "
+                f"the patient pays nothing (a preventive service: no coinsurance and no Part B deductible when the "
+                f"practitioner accepts assignment).")
     if figure.kind is FigureKind.COINSURANCE:    # "Medicare 80% $108.49, patient 20% $27.12 of $135.61"
         return (f"{figure.label} {what}: Medicare 80% {shown(figure.value)}, patient 20% coinsurance "
                 f"{shown(figure.inputs[1])} of the allowed {shown(figure.inputs[0])} (after the Part B deductible).")

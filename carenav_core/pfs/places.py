@@ -490,6 +490,11 @@ def _respell(normal: str, hits: list[_Hit], index: _Index, aliases, original: st
     return changes, unsure
 
 
+# a person's title and name ("Dr. Jackson", "Mrs Madison", "Doctor Austin"): never a place
+_PERSON = re.compile(r"\b(?:Dr|Drs|Mr|Mrs|Ms|Mx|Miss|Prof|Doctor|Nurse|Professor)\.?\s+(?:[A-Z]\.\s*)?[A-Z][a-z'’-]+"
+                     r"(?:\s+[A-Z][a-z'’-]+)?\b")
+
+
 def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], counties: tuple[CountyArea, ...] | list[CountyArea],
                 aliases: dict[str, tuple[tuple[str, str], ...]] | None = None) -> PlaceMatch:
     """The localities `text` names (see the module docstring); no place -> an empty, unambiguous match. A place
@@ -497,6 +502,7 @@ def find_places(text: str, localities: tuple[Locality, ...] | list[Locality], co
     (`PlaceMatch.respelled` says so)."""
     aliases = _default_aliases() if aliases is None else aliases
     index = _index(tuple(localities), tuple(counties))
+    text = _PERSON.sub(lambda m: " " * len(m.group(0)), text)     # "Dr. Jackson", "Ms. Madison": people, not places
     qualifiers = _qualifier_respell(_normal(text))           # "rual Texas", "reset of Texas": read as meant first
     text = _recase(text, qualifiers) if qualifiers else text
     normal = _normal(text)                                   # "St. Louis" / "D.C." match without dots

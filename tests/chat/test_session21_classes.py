@@ -387,3 +387,115 @@ def test_a_cf_asked_about_is_no_supposition():
     """eval chat: "In 2024, was 49652 paid at a CF of 33.2875?" checks the CF it was paid at (the factors answer)."""
     assert plan("In 2024, was 49652 paid at a CF of 33.2875?").cf_value is None
     assert plan("If the CF were 30.5, what would 99490 pay in 2026?").cf_value == Decimal("30.5")
+
+
+# --- probe round 24 ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question, code, cy", [
+    ("Does the patient pay anything for a screening mammogram 77067 in 2026?", "77067", 2026),
+    ("Is there a copay for G0121 in 2025?", "G0121", 2025),
+    ("Does the deductible apply to G0439?", "G0439", 2026),
+])
+def test_a_preventive_service_has_no_cost_sharing_however_it_is_asked(backends, question, code, cy):
+    """Probe 24 A: a screening mammogram got a 20% coinsurance ($25.25) and "owe anything", "copay", "deductible" got no
+    cost statement at all."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.coinsurance
+    splits = [f for f in prepared.figures if f.kind is FigureKind.COINSURANCE]
+    assert splits and all(f.inputs[1] == 0 for f in splits)
+    assert _row(prepared, code, cy).payment_nonfac in {f.value for f in splits}
+    text = said(prepared)
+    assert "the patient pays nothing" in text
+    if code == "G0121":       # a polyp removed makes it diagnostic: the coinsurance then is said
+        assert any("polyp" in w.message for w in prepared.warnings)
+
+
+def test_an_office_visits_patient_cost_is_still_the_20_percent(backends):
+    prepared = prepare("What's the patient cost for 99214 in 2026?", backends, today=TODAY)
+    row = _row(prepared, "99214", 2026)
+    (split,) = [f for f in prepared.figures if f.kind is FigureKind.COINSURANCE and f.setting == "non-facility"]
+    assert split.value == _cents(row.payment_nonfac * Decimal("0.80"))
+
+
+@pytest.mark.parametrize("text", [
+    "Dr. Jackson bills 99213: what does it pay?", "Mr. Lincoln 99213 2026", "What does Ms. Madison get for 99214?",
+    "Doctor Austin billed 99214 in 2026", "Mrs Madison's 99213 in 2025",
+])
+def test_a_persons_title_and_name_is_no_place(fee_db, text):
+    """Probe 24 B: Dr. Jackson, Dr. Austin, Ms. Madison and Mr. Lincoln were priced in Mississippi, Austin TX, ..."""
+    from carenav_core.pfs.places import find_places_in
+    assert not find_places_in(fee_db, text, 2026).localities
+
+
+def test_a_place_beside_a_persons_name_is_still_read(fee_db):
+    from carenav_core.pfs.places import find_places_in
+    match = find_places_in(fee_db, "What does Ms. Madison get for 99214 in Seattle?", 2026)
+    assert [p.key for p in match.localities] == ["02402:02"]
+
+
+@pytest.mark.parametrize("question, part, whole", [
+    ("99212 is what percent of 99215 in 2026?", "99212", "99215"),
+    ("99215 is what share of 99205 in 2026", "99215", "99205"),
+])
+def test_x_is_what_percent_of_y(question, part, whole):
+    assert plan(question).ratio == (part, whole) and plan(question).ratio_percent
+
+
+@pytest.mark.parametrize("question, state, low_first", [
+    ("Which Washington locality pays the least for 99215 in 2026?", "WA", True),
+    ("Sort the Washington localities by 99213 payment, ascending, 2026", "WA", True),
+    ("Which Oregon locality pays more for 99214 in 2026?", "OR", False),
+])
+def test_a_ranking_of_a_two_locality_state_is_given(backends, question, state, low_first):
+    """Probe 24 E: Washington and Oregon (two localities each) got rows and no ranking; Texas got one."""
+    prepared = prepare(question, backends, today=TODAY)
+    local = [r for r in prepared.rows if r.in_focus and r.locality.startswith(state) and r.cy == 2026
+             and not r.proposed and not r.mod]
+    assert len(local) == 2
+    ordered = sorted(local, key=lambda r: r.payment_nonfac, reverse=not low_first)
+    assert f"non-facility payment in the places asked, {'lowest' if low_first else 'highest'} first: " \
+           f"{ordered[0].locality} ${ordered[0].payment_nonfac:,}" in said(prepared)
+
+
+@pytest.mark.parametrize("question, year", [("99213 in 2099", 2099), ("What will 99214 pay in 2045?", 2045)])
+def test_a_year_far_past_the_files_is_said(backends, question, year):
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(f"No CY{year} fee schedule values" in w.message for w in prepared.warnings)
+
+
+def test_office_visits_against_a_surgery_lead_with_the_office_amount(backends):
+    prepared = prepare("How many 99214 office visits does it take to equal one single-artery CABG (33533) in 2026?",
+                       backends, today=TODAY)
+    first = next(f for f in prepared.figures if f.kind is FigureKind.RATIO)
+    assert first.how == "across settings"
+
+
+@pytest.mark.parametrize("question, code, target", [
+    ("How many 99213 visits per month at the 2026 office rate does it take to earn $10,000?", "99213", 10000),
+    ("How many 99214s would I need per month to bring in $8,000 in 2026?", "99214", 8000),
+    ("How many 99213 visits a week to make $3k a week in 2026?", "99213", 3000),
+])
+def test_how_many_services_reach_an_amount(backends, question, code, target):
+    """Probe 24 D: "how many visits to earn $10,000" got rows and no count (106 at $95.19)."""
+    import math
+    prepared = prepare(question, backends, today=TODAY)
+    row = _row(prepared, code, 2026)
+    (needed,) = [f for f in prepared.figures if f.kind is FigureKind.NEEDED and f.setting == "non-facility"]
+    n = math.ceil(Decimal(target) / row.payment_nonfac)
+    assert needed.value == n and needed.inputs == (Decimal(target), row.payment_nonfac, row.payment_nonfac * n,
+                                                   row.payment_nonfac * (n - 1))
+    text = said(prepared)
+    assert f"it takes {n:,} services to bring in ${Decimal(target):,}" in text
+    assert text.index("it takes") < text.index("Under the CY2026 final fee schedule")
+
+
+@pytest.mark.parametrize("question, names, locality", [
+    ("Compare 99213 in Spokane vs Tacoma in 2026", "Spokane and Tacoma", "WA 99"),
+    ("99214 in Reno vs Las Vegas", "Reno and Las Vegas", "NV 00"),
+])
+def test_two_places_of_one_locality_are_said_to_share_its_amounts(backends, question, names, locality):
+    """Probe 24 F: "Spokane vs Tacoma" showed one row without saying both are the rest-of-Washington locality."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert any(w.message.startswith(f"{names} are in one payment locality, {locality}") for w in prepared.warnings)
+    same = prepare("99213 in Seattle, King County", backends, today=TODAY)
+    assert not any("are in one payment locality" in w.message for w in same.warnings)
