@@ -709,6 +709,9 @@ _WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of
                          r"(?:calendar\s+)?year|(?:all\s+of\s+)?(?:CY\s?)?20[1-3]\d)\b(?!\s*(?:to|-|through|and|vs))"
                          r"|\ball\s+(?:of\s+)?(?:the\s+)?year\b|\b(?:a|the)\s+(?:whole|full|entire)\s+year\b",
                          re.IGNORECASE)
+# a service billed once every month for one patient ("billed every month", "each month", "monthly")
+_EVERY_MONTH = re.compile(r"\b(?:bill(?:ed|s|ing)?|paid|furnished|provided)\s+(?:every|each|once\s+(?:a|per|each))\s+"
+                          r"(?:calendar\s+)?month\b|\bbill(?:ed|s|ing)?\s+monthly\b", re.IGNORECASE)
 _YEARLY = re.compile(r"\b(?:annual(?:ly|i[sz]ed)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
                      re.IGNORECASE)
 # Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
@@ -832,6 +835,10 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
     visits = _visits_at_frequency(text)
     if visits is not None:
         return visits
+    # "What does 99490 pay per year if billed every month?": one patient's services, once a month over the span
+    if _EVERY_MONTH.search(text) and (_YEARLY.search(text) or _span_months(text)) and \
+            not re.search(r"\d[\d,]*\s+(?:patients|beneficiaries|people|members|visits|services)\b", text, re.IGNORECASE):
+        return Volume(count=1, noun="services", per="month", months=_span_months(text) or 12)
     # "a dozen 99497s", "twelve 99213 visits": a count written in words, as digits
     text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
     # "30 99213s", "200 99497's": a count of a code written in the plural counts its services (unless two codes are

@@ -1,4 +1,4 @@
-"""Session 21: failure classes found asking the chat (the round-22 probe's leftovers), fixed as classes. Asked through
+"""Session 21: failure classes found asking the chat (round 22's leftovers, probe rounds 23 and 24), fixed as classes. Asked through
 the real pipeline (real DuckDB, real embedded PostgreSQL, the deterministic writer); amounts are read from the rows
 the answer shows, never written here."""
 from __future__ import annotations
@@ -14,17 +14,9 @@ from carenav_core.chat.plan import units_are_alternatives
 from carenav_core.codes.detect import detect, spelled_out
 from carenav_core.codes.families import load_families
 from tests.chat.test_question_classes import plan, said
+from tests.chat.test_session19_classes import _cents, _national as _row
 
 TODAY = date(2026, 12, 1)
-
-
-def _cents(x: Decimal) -> Decimal:
-    return x.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-
-
-def _row(prepared, code, cy):
-    return next(r for r in prepared.rows if r.hcpcs == code and not r.mod and not r.locality and not r.proposed
-                and r.cy == cy)
 
 
 def _one_day(row, n) -> Decimal:
@@ -499,3 +491,15 @@ def test_two_places_of_one_locality_are_said_to_share_its_amounts(backends, ques
     assert any(w.message.startswith(f"{names} are in one payment locality, {locality}") for w in prepared.warnings)
     same = prepare("99213 in Seattle, King County", backends, today=TODAY)
     assert not any("are in one payment locality" in w.message for w in same.warnings)
+
+
+@pytest.mark.parametrize("question, code, months", [
+    ("How much does 99490 pay per year if billed every month in 2026?", "99490", 12),
+    ("What does G0556 bring in over 6 months billed each month, 2026?", "G0556", 6),
+])
+def test_one_patients_service_billed_every_month_over_a_span(backends, question, code, months):
+    """Probe 24 D: "99490 per year if billed every month" got the rows and no yearly amount ($793.56)."""
+    prepared = prepare(question, backends, today=TODAY)
+    assert prepared.plan.volume.services(False)[0] == months
+    (volume,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting == "non-facility"]
+    assert volume.value == _row(prepared, code, 2026).payment_nonfac * months
