@@ -631,8 +631,12 @@ def _unknown_place_names(text: str, match) -> list[str]:
 def _unknown_place(text: str, match) -> tuple[WarningEvent, ...]:
     """A place-like name after "in" ("What does 99213 pay in Atlantis?") that no locality file knows, and that no
     misspelling was read from: said, so the national amounts shown are not read as that place's."""
-    return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=f"“{n}” is not a place the CMS locality files "
-                              "know: the national amounts are shown.") for n in _unknown_place_names(text, match))
+    return tuple(WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
+        f"“{n}” is not named in the CMS county files (several states may have it): add its state, for example "
+        f"“{n}, WA”, to price it in that state's locality; the national amounts are shown.")
+        if re.search(r"\b(?:County|Parish)$", n) else
+        f"“{n}” is not a place the CMS locality files know: the national amounts are shown.")
+        for n in _unknown_place_names(text, match))
 
 
 def _intents_without_unknown_places(text: str, match, plan: QuestionPlan, today: date) -> tuple[Intent, ...]:

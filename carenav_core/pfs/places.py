@@ -32,6 +32,7 @@ PLACES_FILE = PROJECT_ROOT / "data" / "places.toml"
 _EXPLICIT = (re.compile(r"\bMAC\s*#?\s*(\d{4,5})\W+(?:LOCALITY|LOC)\s*#?\s*(\d{1,2})\b"),
              re.compile(r"\b(\d{5})\s*:\s*(\d{2})\b"))
 _STATE_SUFFIX = re.compile(r",\s*([A-Z]{2})\b")           # on the original text: "King County, WA"
+_POSTAL_AFTER_COUNTY = re.compile(r"\s+([A-Z]{2})\b(?![\w'’-])")      # "Pierce County WA" (no comma)
 _COUNTY = re.compile(r"((?:[A-Z][A-Z']*\s+){1,3})(?:COUNTY|CNTY|PARISH)\b")
 _SKIP_PIECES = {"REST", "NORTHERN", "SOUTHERN", "SUBURBS", "CNTY", "CNTYS"}
 
@@ -254,6 +255,9 @@ def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
     for m in _COUNTY.finditer(text):
         words = m.group(1).split()
         state = _state_after(text, m.end(), original)
+        if state is None and (code := _POSTAL_AFTER_COUNTY.match(original, m.end())) and \
+                code.group(1) in set(STATE_CODES.values()):
+            state = code.group(1)           # "Pierce County WA": a postal code right after "County" is its state
         runs = [" ".join(words[-size:]).rstrip(".") for size in range(len(words), 0, -1)]
         listed = next((run for run in runs if any(state in (None, s) for s, _ in index.counties.get(run, []))), None)
         county = listed or runs[-1]

@@ -503,3 +503,18 @@ def test_one_patients_service_billed_every_month_over_a_span(backends, question,
     assert prepared.plan.volume.services(False)[0] == months
     (volume,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting == "non-facility"]
     assert volume.value == _row(prepared, code, 2026).payment_nonfac * months
+
+
+@pytest.mark.parametrize("text, key", [
+    ("99213 in Pierce County WA", "02402:99"), ("What is the Pierce County WA payment for 99213?", "02402:99"),
+    ("99213 in King County WA 2026", "02402:02"),
+])
+def test_a_county_with_its_postal_code_and_no_comma_is_read_in_that_state(fee_db, text, key):
+    """Probe 24 F: "Pierce County WA" showed both Washington localities (the state alone was read)."""
+    from carenav_core.pfs.places import find_places_in
+    assert [p.key for p in find_places_in(fee_db, text, 2026).localities] == [key]
+
+
+def test_a_county_named_without_its_state_is_told_to_add_it(backends):
+    prepared = prepare("What does 99213 pay in Pierce County?", backends, today=TODAY)
+    assert any("add its state" in w.message and "Pierce County" in w.message for w in prepared.warnings)
