@@ -518,3 +518,10 @@ def test_a_county_with_its_postal_code_and_no_comma_is_read_in_that_state(fee_db
 def test_a_county_named_without_its_state_is_told_to_add_it(backends):
     prepared = prepare("What does 99213 pay in Pierce County?", backends, today=TODAY)
     assert any("add its state" in w.message and "Pierce County" in w.message for w in prepared.warnings)
+
+
+def test_codes_left_out_of_a_total_for_two_reasons_each_get_their_own(backends):
+    """Probe 24 J: 93000's facility amount (PE NA) was said left out for a status, as 36415 (status X) is."""
+    prepared = prepare("Total Medicare payment for 99204 + 93000 + 36415 in 2026", backends, today=TODAY)
+    text = said(prepared)
+    assert "36415 has no national fee schedule payment (status X), and the file marks 93000's facility PE NA" in text
