@@ -213,9 +213,10 @@ def left_out_reason(rows: Sequence[ValuationRow], field: str) -> str:
     unpaid = [r for r in rows if field.startswith("payment") and r.status in UNPAID_STATUS | NOT_NATIONALLY_PRICED]
     if unpaid and len(unpaid) < len(rows):      # both reasons: each said of its codes ("93000 ... 36415 ...")
         na = [r for r in rows if r not in unpaid]
-        names = lambda group: " and ".join(dict.fromkeys(r.code_with_modifier for r in group))    # noqa: E731
-        return (f"{names(unpaid)} {'have' if len(unpaid) > 1 else 'has'} no national fee schedule payment (status "
-                + ", ".join(sorted({r.status for r in unpaid})) + f"), and the file marks {names(na)}'s {setting} PE NA")
+        unpaid_codes, na_codes = (" and ".join(dict.fromkeys(r.code_with_modifier for r in group))
+                                  for group in (unpaid, na))
+        return (f"{unpaid_codes} {'have' if len(unpaid) > 1 else 'has'} no national fee schedule payment (status "
+                + ", ".join(sorted({r.status for r in unpaid})) + f"), and the file marks {na_codes}'s {setting} PE NA")
     if unpaid:
         return "no national fee schedule payment (status " + ", ".join(sorted({r.status for r in rows})) + ")"
     return f"the file marks {'their' if len(rows) > 1 else 'its'} {setting} PE NA"
