@@ -521,7 +521,8 @@ def _proposed_year(rows: Sequence[ValuationRow], plan: QuestionPlan) -> tuple[Qu
     """"What will 99213 pay in 2027?": a year asked after the newest RVUs on file that has only a proposed conversion
     factor is estimated as the newest final RVUs at that proposed CF (a what-if, figures._what_if), and said to be an
     estimate: the proposed rule's own RVUs differ."""
-    if not rows or plan.cf_year is not None or plan.cf_value is not None or plan.cf_change is not None or len(plan.years) != 1:
+    if not rows or plan.cf_year is not None or plan.cf_value is not None or plan.cf_change is not None or \
+            len(plan.years) != 1:
         return plan, ()
     (year,) = plan.years
     newest = max((r.cy for r in rows if not r.proposed), default=0)

@@ -1945,6 +1945,10 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     dates = asked_dates(text)
     periods = asked_periods(text)
     ratio = asked_ratio(text, named)
+    # asked once, read in several places below: a CF supposed as an amount, an amount to reach
+    supposed_cf = asked_cf_value(text)
+    cf_value = supposed_cf if detection.codes and cf_year is None else None
+    target = asked_target(text) if detection.codes else None
     share = asked_share(text) if len(named or family) <= 3 else ""
     # both components asked: the global rows lead, the 26 and TC rows beside them, and the PC/TC indicator is said
     part_share = asked_part_share(text) if detection.codes else ""
@@ -1984,7 +1988,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         setting=Setting.BOTH if years and max(years) < 2024 and _TELEHEALTH.search(text) and
                         not _POS.search(text) else _setting(text),
                         intents=_intents(text, focus, years, since, reasons, bool(named), bool(units),
-                                         computed or bool(ratio) or asked_target(text) is not None),
+                                         computed or bool(ratio) or target is not None),
                         measure=measure,
                         comments=bool(COMMENTS.search(text)), modifier=modifier,
                         parts=asked_parts(text), indicators=indicators, reasons=reasons,
@@ -1993,7 +1997,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         ratio_percent=bool(ratio) and bool(asked_percent_of(text, named)),
                         periods=periods,
                         share=share, qp=bool(_QP.search(text)), other_modifiers=other_modifiers(text),
-                        stated=None if volume or asked_cf_value(text) is not None else
+                        stated=None if volume or supposed_cf is not None else
                         asked_stated(text, named or family),
                         cf_change=asked_cf_change(text) if detection.codes else None,
                         statistic=asked_statistic(text, focus),
@@ -2005,8 +2009,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         nonpar=nonpar, same_session=same_session, units_one_day=units_one_day,
                         units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
-                        cf_value=asked_cf_value(text) if detection.codes and cf_year is None else None,
-                        target=asked_target(text) if detection.codes else None,
+                        cf_value=cf_value, target=target,
                         qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
                             r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)
