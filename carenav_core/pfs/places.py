@@ -49,6 +49,10 @@ class _PlacesFile(BaseModel):
     city: dict[str, list[_CityPlace]]
     # a locality name that is also a city of another state ("Kansas City": MO 02 and Kansas City, KS)
     namesake: dict[str, list[_CityPlace]] = Field(default_factory=dict)
+    # a city whose name is an ordinary word or a person's name ("Bend", "Reading", "Allen"), or one the [city] table
+    # gives to another state ("Albany": NY): read only with its state right after it ("Bend, OR", "Reading PA",
+    # "Albany, Oregon")
+    city_with_state: dict[str, list[_CityPlace]] = Field(default_factory=dict)
 
 
 def _places_file(path: Path) -> _PlacesFile:
@@ -68,6 +72,15 @@ def load_namesakes(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str],
     named like a CMS locality ("KANSAS CITY": Kansas City, KS, beside MO 02 METROPOLITAN KANSAS CITY)."""
     parsed = _places_file(path)
     return {name.upper(): tuple((p.state, p.county.upper()) for p in places) for name, places in parsed.namesake.items()}
+
+
+@lru_cache(maxsize=2)
+def load_cities_with_state(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str], ...]]:
+    """CITY -> ((state, county), ...): the [city_with_state] table of data/places.toml, cities read only when their
+    state follows them."""
+    parsed = _places_file(path)
+    return {city.upper(): tuple((p.state, p.county.upper()) for p in places)
+            for city, places in parsed.city_with_state.items()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -571,8 +584,32 @@ def _recase(text: str, respelled: list[tuple[str, str]]) -> str:
 
 
 def _hits(text: str, normal: str, original: str, index: _Index, aliases) -> list[_Hit]:
-    return _explicit_hits(normal, index) + _county_hits(normal, original, index) + _phrase_hits(normal, index, aliases) \
+    phrase = _phrase_hits(normal, index, aliases)
+    with_state = _city_with_state_hits(normal, original, index, load_cities_with_state())
+    # "Albany, OR" is not Albany, NY, nor "Portland, TX" the Portland locality: a name of the same span goes unless
+    # it has a place in the state named
+    states = {(h.start, h.end): {p.state for p in h.places} for h in with_state}
+    phrase = [h for h in phrase if h.rank not in (2, 3) or (h.start, h.end) not in states
+              or any(p.state in states[h.start, h.end] for p in h.places)]
+    return _explicit_hits(normal, index) + _county_hits(normal, original, index) + phrase + with_state \
         + _state_code_hits(original, index) + _county_before_state_hits(normal, original, index)
+
+
+def _city_with_state_hits(text: str, original: str, index: _Index, cities) -> list[_Hit]:
+    """"Bend, OR", "Reading PA", "Allen, Texas", "Albany, Oregon": a city of the [city_with_state] table, read only
+    when one of its states is named right after it (", ST" or a state's name; "ST" in capitals without a comma)."""
+    hits = []
+    for city, spots in cities.items():
+        for m in _compiled(city).finditer(text):
+            state = _state_after(text, m.end(), original)
+            if state is None:
+                code = re.compile(r"\s+([A-Z]{2})(?![A-Za-z])").match(original, m.end())
+                state = code.group(1) if code and code.group(1) in set(STATE_CODES.values()) else None
+            found = [p for st, county in spots if st == state for p in _county_places(county, st, index)[0]]
+            if found:
+                hits.append(_Hit(start=m.start(), end=m.end(), places=tuple(dict.fromkeys(found)),
+                                 how=f"city {city}, {state} (data/places.toml)", rank=3))
+    return hits
 
 
 def _match(text: str, normal: str, original: str, hits: list[_Hit], index: _Index, *,

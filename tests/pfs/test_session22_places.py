@@ -1,0 +1,88 @@
+"""Cities read only with their state after them (data/places.toml [city_with_state]), against the real CMS files.
+
+Names that are ordinary words or people's names ("Bend", "Reading", "Allen") stay out of [city]: the matcher reads a
+question in upper case and "knee bend" is no place. Written with their state ("Bend, OR", "Reading PA", "Allen,
+Texas") they are that state's city; so is a city whose name [city] gives to another state ("Albany, Oregon").
+"""
+import pytest
+
+from carenav_core.pfs.gpci import STATE_CODES
+from carenav_core.pfs.locality import directory
+from carenav_core.pfs.places import _distance, _index, find_places_in, load_city_aliases, load_cities_with_state
+
+STATE_NAMES = {code: name for name, code in STATE_CODES.items() if "/" not in name}
+
+
+def _entries():
+    return [(city, state, county) for city, spots in load_cities_with_state().items() for state, county in spots]
+
+
+def test_the_table_is_not_empty_and_names_the_words_left_out_of_city():
+    table = load_cities_with_state()
+    assert {"BEND", "READING", "MOBILE", "ALLEN", "ALBANY"} <= set(table)
+    assert "BEND" not in load_city_aliases() and "READING" not in load_city_aliases()
+
+
+def test_every_state_and_county_is_in_the_cms_county_file(fee_db):
+    book = directory(fee_db)
+    problems = []
+    for cy in sorted(book.gpci):
+        index = _index(tuple(book.localities(cy)), tuple(book.county_areas(cy)))
+        listed_in = {}
+        for county, rows in index.counties.items():
+            for state, _ in rows:
+                listed_in.setdefault(state, set()).add(county)
+        for city, state, county in _entries():
+            if county in listed_in.get(state, ()):
+                continue
+            if state not in index.rest_of_state:
+                problems.append((cy, city, state, county, "not listed and no rest-of-state row"))
+            elif near := [c for c in listed_in.get(state, ()) if _distance(county, c, 1) <= 1]:
+                problems.append((cy, city, state, county, f"not listed; near {near}"))
+    assert problems == []
+
+
+@pytest.mark.parametrize("form", ["{city}, {code}", "{city} {code}", "{city}, {name}", "{city} {name}"])
+def test_each_city_with_its_state_is_that_city_only(fee_db, form):
+    """Every entry, in four ways of writing the state: the localities of that state's city, read as the city (not
+    the state's every locality, not the name's reading in another state)."""
+    wrong = []
+    for city, state, county in _entries():
+        text = "99213 in " + form.format(city=city.title(), code=state, name=STATE_NAMES[state].title()) + " in 2026"
+        match = find_places_in(fee_db, text, 2026)
+        hows = {c.how for c in match.candidates}
+        states = {p.state for p in match.localities}
+        # "Orange, CA" is Orange County as well: the same locality
+        if f"city {city}, {state} (data/places.toml)" not in hows or hows - {f"city {city}, {state} (data/places.toml)",
+                                                                         f"county {city} ({state})"} \
+                or states - {state, "DC"}:
+            wrong.append((text, sorted(hows), sorted(p.key for p in match.localities)))
+    assert wrong == []
+
+
+@pytest.mark.parametrize("text", [
+    "Does a knee bend test count toward 97750 in 2026?",
+    "Reading the CY 2026 final rule, what did CMS do to 99490?",
+    "Is 99457 payable for a mobile app in 2025?",
+    "What is a normal work RVU for 99213?",
+    "Allen asked what 99214 pays in 2026",
+    "Can a patient surprise bill for G0556?",
+    "Union contracts aside, what does 99213 pay?",
+])
+def test_the_same_words_without_a_state_are_no_place(fee_db, text):
+    assert not find_places_in(fee_db, text, 2026).found
+
+
+def test_a_name_alone_keeps_its_city_table_reading_and_its_state_picks_another(fee_db):
+    assert {p.state for p in find_places_in(fee_db, "99213 in Albany in 2026", 2026).localities} == {"NY", "GA"}
+    assert [p.key for p in find_places_in(fee_db, "99213 in Albany, Oregon", 2026).localities] == ["02302:99"]
+    assert [p.key for p in find_places_in(fee_db, "99213 in Portland, TX", 2026).localities] == ["04412:99"]
+    # the locality name keeps its own state's reading
+    assert [p.key for p in find_places_in(fee_db, "99213 in Portland, Oregon", 2026).localities] == ["02302:01"]
+
+
+def test_two_places_one_read_with_its_state(fee_db):
+    match = find_places_in(fee_db, "Compare 99213 in Bend, OR vs Portland, OR in 2026", 2026)
+    assert [p.key for p in match.localities] == ["02302:99", "02302:01"]
+    match = find_places_in(fee_db, "99214: Richmond, CA vs Richmond, VA", 2026)
+    assert [p.key for p in match.localities] == ["01112:05", "11302:00"]
