@@ -1550,7 +1550,7 @@ class DeterministicWriter:
         local = anesthesia_summary(prepared.anesthesia)
         if local:                     # "the anesthesia conversion factor in Seattle": the locality amounts first
             yield from ("- " + s for s in local.sentences())
-        indices = gpci_summary(prepared.gpci)
+        indices = gpci_summary(prepared.gpci, prepared.question)
         if indices:                   # "What is the GPCI for Seattle?": the locality's indices first
             yield from ("- " + s for s in indices.sentences())
         # "Do 71046-26 and 71046-TC add up to the global?": what they add up to first, the PC/TC indicator after it

@@ -11,6 +11,9 @@ from decimal import Decimal
 from carenav_core.chat.events import Source
 from carenav_core.chat.plan import Intent, QuestionPlan, asks_biggest_step, asks_which_year
 from carenav_core.pfs.factors import RVU_FILES_URL, AnesthesiaRow, FactorRow, GpciRow, LocalityFact
+from carenav_core.pfs.gpci import STATE_CODES
+
+STATE_NAMES = {code: name.title().replace(" Of ", " of ") for name, code in STATE_CODES.items() if "/" not in name}
 
 FACTOR_KIND = "conversion factor"
 GPCI_KIND = "geographic practice cost indices"
@@ -81,7 +84,34 @@ _GPCI = re.compile(r"\bGPCIs?\b|\bgeographic practice cost ind\w*|\bgeographic (
 
 def asks_gpci(text: str) -> bool:
     """The question asks about geographic practice cost indices ("the GPCI for Seattle")."""
-    return bool(_GPCI.search(text))
+    return bool(_GPCI.search(text)) or asks_locality_count(text) or asks_gaf(text)
+
+
+# "How many payment localities does California have?", "the number of localities in Texas", "Which state has the most
+# localities?": the GPCI file's localities counted
+_LOCALITY_COUNT = re.compile(r"\bhow\s+many\b[^?.]{0,40}\blocalit(?:y|ies)\b|\bnumber\s+of\b[^?.]{0,30}\blocalities\b|"
+                             r"\b(?:most|fewest|least|more|fewer)\b[^?.]{0,30}\blocalities\b|"
+                             r"\blocalities\b[^?.]{0,30}\b(?:most|fewest)\b|\bcount\b[^?.]{0,30}\blocalities\b",
+                             re.IGNORECASE)
+# "the GAF for Miami": the geographic adjustment factor, which the loaded files do not hold
+_GAF = re.compile(r"\bGAFs?\b|\bgeographic\s+adjustment\s+factors?\b", re.IGNORECASE)
+GAF_NOTE = ("The loaded CMS files hold the three GPCIs of each locality, not its geographic adjustment factor (GAF: "
+            "the GPCIs weighted by the shares of work, practice expense and malpractice in the fee schedule, which CMS "
+            "publishes in the rule's Addendum D), so no GAF is stated; the GPCIs are shown.")
+
+
+def asks_locality_count(text: str) -> bool:
+    """
+    >>> asks_locality_count("How many payment localities does California have?"), asks_locality_count("GPCI Seattle")
+    (True, False)
+    >>> asks_locality_count("Which state has the most Medicare localities?")
+    True
+    """
+    return bool(_LOCALITY_COUNT.search(text))
+
+
+def asks_gaf(text: str) -> bool:
+    return bool(_GAF.search(text))
 
 
 def asks_anesthesia(text: str) -> bool:
@@ -542,8 +572,46 @@ def _signed_index(change: Decimal) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class GpciSummary:
-    """The GPCIs of one CY across payment localities, and those of the places asked."""
+    """The GPCIs of one CY across payment localities, and those of the places asked; `counted`: the question counts
+    localities ("How many localities does California have?"), answered first."""
     rows: tuple[GpciRow, ...]
+    counted: bool = False
+    fewest: bool = False        # "Which states have the fewest localities?": those of one locality named
+
+    def _by_state(self) -> dict[str, int]:
+        """State -> its number of localities, most first (ties by state)."""
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            counts[r.state] = counts.get(r.state, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def _row_sentences(self) -> list[str]:
+        return [f"In CY {r.cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
+                f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
+
+    def _ones(self) -> str:
+        return " (one statewide locality: " + ", ".join(st for st, n in self._by_state().items() if n == 1) + ")"
+
+    def count_sentences(self) -> list[str]:
+        """'California (CA) has 32 of the 109 payment localities of the CY 2026 GPCI file: ...'; with no state asked,
+        the states with the most localities and how many have one."""
+        cy, total, by_state = self.rows[0].cy, len(self.rows), self._by_state()
+        asked = [st for st in by_state if any(r.asked and r.state == st for r in self.rows)]
+        said = []
+        for st in asked:
+            mine = [r for r in self.rows if r.state == st]
+            named = "; ".join(f"{r.place.locality} {r.name.strip().title()}" for r in mine) if len(mine) <= 8 else ""
+            said.append(f"{STATE_NAMES.get(st, st)} ({st}) has {len(mine)} of the {total} payment localities of the "
+                        f"CY {cy} GPCI file{': ' + named if named else ''} {self.label}.")
+        if not asked:
+            top = [(st, n) for st, n in by_state.items() if n > 1]
+            ones = sum(1 for n in by_state.values() if n == 1)
+            listed = ", ".join(f"{STATE_NAMES.get(st, st)} ({st}) {n}" for st, n in top[:6])
+            said.append(f"The CY {cy} GPCI file has {total} payment localities in {len(by_state)} states and "
+                        f"territories; the most are in {listed}"
+                        f"{', then ' + ', '.join(f'{st} {n}' for st, n in top[6:]) if top[6:] else ''}; {ones} have "
+                        f"one locality each{self._ones() if self.fewest else ''} {self.label}.")
+        return said
 
     @property
     def label(self) -> str:
@@ -570,9 +638,10 @@ class GpciSummary:
 
     def sentences(self) -> list[str]:
         cy = self.rows[0].cy
-        said = [self._change(r) for r in self.rows if r.asked and r.earlier is not None]
-        said += [f"In CY {cy}, {_place(r)} has a work GPCI of {r.work}, a practice expense (PE) GPCI of {r.pe} "
-                 f"and a malpractice (MP) GPCI of {r.mp} {r.label}." for r in self.rows if r.asked]
+        said = self.count_sentences() if self.counted else []
+        said += [self._change(r) for r in self.rows if r.asked and r.earlier is not None]
+        if not self.counted or sum(r.asked for r in self.rows) <= 3:    # a state's 29 are in the table, not 29 sentences
+            said += self._row_sentences()
         # each range with the localities at its ends: "which locality has the highest PE GPCI?" is answered by it
         ranges = ", ".join(f"{name} {low} ({self._at(part, low)}) to {high} ({self._at(part, high)})"
                            for (part, name), (low, high) in zip(_COMPONENTS, (self._range(p) for p, _ in _COMPONENTS)))
@@ -595,17 +664,26 @@ class GpciSummary:
         ranges = tuple(v for p, _ in _COMPONENTS for v in self._range(p))
         ends = " ".join(self._at(p, v) for p, _ in _COMPONENTS for v in self._range(p))
         counts = tuple(Decimal(n) for n in re.findall(r"(\d+) others?", ends))
-        found.append(_GpciFact(label=self.label, values=ranges + counts + (Decimal(len(self.rows)),
-                                                                             Decimal(self.rows[0].cy)),
-                               said=f"{words} CY {self.rows[0].cy} payment {ends} other others"))
+        by_state = self._by_state()
+        tally = tuple(Decimal(n) for n in dict.fromkeys(by_state.values())) + (
+            Decimal(len(by_state)), Decimal(sum(1 for n in by_state.values() if n == 1)))
+        named = " ".join(f"{STATE_NAMES.get(st, st)} {st}" for st in by_state) + " " + " ".join(
+            f"{r.place.locality} {r.name.strip().title()}" for r in self.rows)
+        found.append(_GpciFact(label=self.label, values=ranges + counts + tally + (Decimal(len(self.rows)),
+                                                                                     Decimal(self.rows[0].cy)),
+                               said=f"{words} CY {self.rows[0].cy} payment {ends} other others states territories "
+                                    f"most then one each {named}"))
         return tuple(found)
 
     def sources(self) -> tuple[Source, ...]:
+        said = self.sentences() + self._row_sentences()      # a locality not said one by one is cited from its row
         return tuple(Source(label=fact.label, title=f"CMS GPCI file (Addendum E), CY {fact.label[5:9]}",
                             kind=GPCI_KIND, published="", url=RVU_FILES_URL,
-                            text=_excerpt(next(s for s in self.sentences() if fact.label in s), fact.label))
+                            text=_excerpt(next(s for s in said if fact.label in s), fact.label))
                      for fact in self.facts())
 
 
-def gpci_summary(rows: tuple[GpciRow, ...]) -> GpciSummary | None:
-    return GpciSummary(rows=rows) if rows else None
+def gpci_summary(rows: tuple[GpciRow, ...], question: str = "") -> GpciSummary | None:
+    return GpciSummary(rows=rows, counted=asks_locality_count(question),
+                       fewest=bool(re.search(r"\b(?:fewest|least|fewer|one locality|single locality)\b", question,
+                                             re.IGNORECASE))) if rows else None

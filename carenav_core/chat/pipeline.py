@@ -27,7 +27,8 @@ from carenav_core.chat.events import (ChatEvent, DoneEvent, FactorEvent, Progres
 from carenav_core.chat.evidence import cited_and_also_retrieved
 from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE, NO_ANESTHESIA, anesthesia_summary,
                                        asked_places, asks_anesthesia, asks_anesthesia_unit, asks_conversion_factor,
-                                       asks_gpci, factor_sources, gpci_summary, in_focus, other_payer, other_system)
+                                       asks_gaf, asks_gpci, asks_locality_count, factor_sources, gpci_summary,
+                                       GAF_NOTE, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
 from carenav_core.chat.figures import (POLYP_NOTE, SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
                                       co_surgery_figures, compute_figures, locality_extremes, multiple_figures,
@@ -389,6 +390,8 @@ def _factor_evidence(backends: Backends, text: str, plan: QuestionPlan, detectio
             notes += (WarningEvent(kind=WarningKind.YEAR_NOT_FOUND, message=missing),) if missing else ()
     gpci = _by_locality(backends, text, plan, today, gpci_rows, "GPCI") \
         if asks_gpci(text) and not detection.codes else ()
+    if asks_gaf(text):
+        notes += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=GAF_NOTE),)
     return factors, anesthesia, gpci, notes
 
 
@@ -814,7 +817,8 @@ _LOCALITY_ASKED = re.compile(r"\b(?:which|what)\s+(?:\w+\s+)?(?:payment\s+|Medic
 def _locality_of(backends: Backends, text: str) -> tuple[WarningEvent, ...]:
     """"What locality is King County, Washington in?": with no code named, the payment locality each named place is
     in, from the newest CY's county file and GPCI file (a code priced there is one question away)."""
-    if backends.fee_db is None or not (_LOCALITY_ASKED.search(text) or _COUNTIES_ASKED.search(text)):
+    if backends.fee_db is None or not (_LOCALITY_ASKED.search(text) or _COUNTIES_ASKED.search(text)) \
+            or asks_locality_count(text):          # "How many localities does California have?": the GPCI file counts
         return ()
     try:
         book = directory(backends.fee_db)
@@ -1193,7 +1197,7 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
     figures = tuple(periop_figures(rows, indicators, plan, text)) + figures
     found = _sources(backends, text, detection)
     store_warnings = tuple(WarningEvent(kind=WarningKind.RETRIEVAL, message=w) for w in found.warnings)
-    local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci)
+    local, indices = anesthesia_summary(anesthesia), gpci_summary(gpci, text)
     # "Why is the facility rate lower?": what practice expense RVUs are, settings included, is the reason
     why_gap = (term_source("pe_rvu"),) if plan.setting_gap and WHY.search(text) else ()
     sources = (glossary_sources(text) + why_gap + meaning_sources(text, bool(detection.codes))
