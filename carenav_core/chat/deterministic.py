@@ -980,7 +980,7 @@ def _span(figure: Figure) -> int:
     return years[1] - years[0] if len(years) == 2 else 0
 
 
-_DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined")
+_DOWN = ("decrease", "drop", "decline", "cut", "fell", "dropped", "declined", "lost", "lose", "loses", "shed")
 
 
 def family_addons(rows: Sequence[ValuationRow], plan: QuestionPlan) -> frozenset[str]:
@@ -1492,9 +1492,12 @@ def data_notes(prepared: Prepared) -> tuple[str, ...]:
     each once: the product's own words, which the deterministic writer leads with; none for a question the rule text
     answers (what commenters said, a rule question) — its warning still shows."""
     plan = prepared.plan
-    if plan.comments or (plan.intents == (Intent.POLICY,) and prepared.rows):
+    if plan.comments:
         return ()           # "What did commenters say about the proposed APCM RVUs?": the rule text answers it
-    said = [w.message for w in prepared.warnings if w.kind in DATA_NOTE_KINDS]
+    # a rule question with rows ("What did CMS finalize for APCM?") leads with the rule text; what the data computed
+    # for it ("Which RTM codes are new in 2026?": the codes each release first holds) still comes first
+    kinds = {WarningKind.COMPUTED} if plan.intents == (Intent.POLICY,) and prepared.rows else DATA_NOTE_KINDS
+    said = [w.message for w in prepared.warnings if w.kind in kinds]
     return tuple(dict.fromkeys(s.strip() for message in said for s in split_sentences(message) if s.strip()))
 
 

@@ -44,11 +44,18 @@ OTHER_SYSTEMS = re.compile(r"\b(?:OPPS|hospital outpatient|ASCs?|ambulatory surg
                            r"CLFS|DMEPOS)\b", re.IGNORECASE)
 
 
+# "How much does Medicare pay per RVU?", "the dollar value of an RVU": the conversion factor is that amount
+_PER_RVU = re.compile(r"\b(?:pay|pays|paid|payment|dollars?|\$|amount|worth)\s+(?:per|a|for each|for one|each)\s+"
+                      r"(?:total\s+)?RVU\b|\b(?:dollar|dollars|\$)\s+(?:value|amount)\s+(?:of|per)\s+(?:an?|one|each)\s+"
+                      r"(?:total\s+)?RVU\b|\bvalue of (?:an?|one|each) RVU\b|\bRVU(?:'s)? (?:dollar )?(?:value|worth) in "
+                      r"dollars\b", re.IGNORECASE)
+
+
 def asks_conversion_factor(text: str, codes: bool = False) -> bool:
     """The question asks about a conversion factor: "conversion factor" written out, or "CF" beside a fee-schedule
     word, a year ("the 2026 CF", "the CF this year") or a code ("the CF for 99213"); "CF" as cystic fibrosis
     ("CF care", "cystic fibrosis (CF)") is not one."""
-    if CONVERSION_FACTOR.search(text):
+    if CONVERSION_FACTOR.search(text) or _PER_RVU.search(text):
         return True
     return bool(_CF.search(text) and not _NOT_CF.search(text) and (codes or _PFS_WORDS.search(text)))
 

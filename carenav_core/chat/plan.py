@@ -50,7 +50,7 @@ _COMPARE = re.compile(r"\b(?:compare[sd]?|comparison|comparing|versus|vs\.?|diff
 MOST_CHANGE = re.compile(r"\b(?:largest|biggest|greatest|most|highest|smallest|least)\s+(?:(?:\w+|%)\s*){0,2}?"
                           r"(?P<way>increase|rise|growth|gain|decrease|drop|decline|cut|change)s?\b|"
                           r"\b(?P<verb>grew|rose|increased|fell|dropped|declined|changed|went up|went down|decreased|climbed|jumped|gained|"
-                          r"shrank|moved)\s+(?:the\s+)?(?:most|least)\b|"
+                          r"shrank|moved|lost|loses|lose|shed)\s+(?:the\s+)?(?:most|least)\b|"
                           r"\b(?P<verb2>grew|grow|rose|rise|increased?|fell|fall|dropped|drop|declined?|changed?|"
                           r"gained?|went up|go up|went down|go down)\s+(?:by\s+)?more\b|"
                           r"\b(?:bigger|larger|greater|more)\s+(?P<way2>increase|rise|growth|gain|decrease|drop|decline|"
@@ -182,7 +182,8 @@ _CF_VALUE = re.compile(
     rf"=|to)\s*{_CF_AMOUNT.format('a')}|\$\s?(?P<b>\d{{2}}(?:\.\d{{1,4}})?)\s+{_CF_NAME}\b", re.IGNORECASE)
 
 
-_TARGET = re.compile(r"\bhow many\b[^?]*?\b(?:earn|make|bring in|generate|reach|hit|gross|get to|cover|equal|"
+_TARGET = re.compile(r"\b(?:how many|(?:the\s+)?number of|count of)\b[^?]*?\b(?:earn|make|bring in|generate|reach|hit|"
+                     r"gross|get to|cover|equal|"
                      r"total)\s+(?:at least\s+|over\s+)?\$\s?(?P<amount>\d[\d,]*(?:\.\d{1,2})?)(?P<k>\s?[kK]\b)?",
                      re.IGNORECASE)
 
@@ -832,6 +833,7 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
     >>> asked_volume("What do a dozen 99497s pay?", ("99497",)).count, asked_volume("twenty office visits a week").count
     (12, 20)
     """
+    original = text
     visits = _visits_at_frequency(text)
     if visits is not None:
         return visits
@@ -847,10 +849,15 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
         text = _CODE_PLURAL.sub(r"\1 \2 services", text)
     elif not _RATE_ANYWHERE.search(text):
         return None         # "3 99232 visits and 2 99233 visits", "a 99205 and 2 99214s": each count is its code's units
+    # "99490 plus two 99439 every month": the two are 99439's units each month (asked_units), not the month's volume
+    shown = tuple(codes if written is None else written)        # the codes written out
+    units = dict(asked_units(original, shown)) if len(shown) > 1 else {}
     for m in _VOLUME.finditer(text):
         if NEGATIVE_BEFORE.search(text[:m.start()]):
             continue                                       # "-20 visits a month" is no volume (pipeline says so)
         count = int(m.group("count").replace(",", ""))
+        if any(units.get(code) == count for code in m.group("between").upper().split()):
+            continue
         if m.group("count") in codes or count < 2 or (1900 <= count <= 2099 and "," not in m.group("count")):
             continue
         if _NOT_BETWEEN.search(m.group("between")):
@@ -884,13 +891,21 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
             per, months = "", 12
         weeks = _WEEKS.search(text)                  # "40 visits a week, 48 weeks a year", "25 per week, 46 weeks"
         a_week = _DAYS_A_WEEK.search(text) if per == "day" else None
-        days = next((int(d.group("n").replace(",", "")) for d in _DAYS.finditer(text) if per == "day" and
-                     int(d.group("n").replace(",", "")) > 7), 0)
+        # "over 250 working days"; "for 5 days" (a span: "5 days" alone may be the days of a week)
+        days = next((int(d.group("n").replace(",", "")) for d in _DAYS.finditer(text) if per == "day" and (
+                     int(d.group("n").replace(",", "")) > 7 or
+                     re.search(r"\b(?:for|over|across|during)\s+(?:the\s+next\s+)?$", text[:d.start()], re.IGNORECASE))),
+                    0)
         return Volume(count=count, noun=noun, per=per, months=months,
                       weeks=int(weeks.group(1)) if weeks and per in ("week", "day") else 0,
                       days_a_week=0 if a_week is None else (_SPAN_NUMBERS.get(a_week.group("n").lower()) or
                                                             int(a_week.group("n"))),
                       days=days)
+    # codes billed together at a rate, with their units ("99490 plus two 99439 every month for 6 months"): once a period
+    if units and (rate := _RATE_ANYWHERE.search(text)) and (_span_months(text) or _YEARLY.search(text)):
+        word = next(g for g in rate.groupdict().values() if g).lower()
+        per = "month" if word.startswith("mo") else "week" if word.startswith("w") else "day"
+        return Volume(count=1, noun="services", per=per, months=_span_months(text) or 12)
     # no count of patients or services: a frequency of visits alone ("99213 twice a week for 6 weeks", "G0283 3x/week
     # for 4 weeks") is the volume
     return _visits_at_frequency(text, units=False)
@@ -947,7 +962,8 @@ _MULTIPLE_OF = re.compile(r"\bmultiple of\s+(?:[\w$-]+\s+){0,4}?(?P<unit>[0-9A-Z
                           r"(?:[\w$-]+\s+){0,3}?(?P<counted>[0-9A-Z]\d{3}[0-9A-Z])\b", re.IGNORECASE)
 # "How many 99213 visits equal one 27447?": the code counted, then the one it adds up to
 _HOW_MANY_EQUAL = re.compile(r"\bhow many\b(?P<counted>.*?)\b(?:equal|equals|make up|makes up|add up to|adds up to|"
-                             r"are worth|is worth|does it take|would it take|to (?:equal|match|reach))\b"
+                             r"are worth|is worth|does it take|would it take|to (?:equal|match|reach)|"
+                             r"fits? (?:in|into|inside)|go(?:es)? into|are in)\b"
                              r"(?P<unit>.*)", re.IGNORECASE | re.DOTALL)
 
 
@@ -1675,6 +1691,9 @@ _QP = re.compile(r"\bQPs?\b|\bqualifying (?:APM|alternative payment model) parti
                  r"\bqualifying participants?\b|\badvanced APMs?\b", re.IGNORECASE)
 # "the two 2026 conversion factors ... for 99214": from CY2026 one is for QPs and one for other clinicians
 _TWO_CFS = re.compile(r"\bnon-?QPs?\b", re.IGNORECASE)
+# "how much more does 27447 pay under the QP CF?": the QP amount against the other CF's
+_QP_MORE = re.compile(r"\bhow much (?:more|less|extra|higher|lower)\b|\b(?:more|less|extra)\s+(?:\w+\s+){0,3}?(?:under|"
+                      r"with|at)\b|\bdifference\b|\bgain\b|\bbump\b", re.IGNORECASE)
 _TWO_CF_WORDS = re.compile(r"\b(?:two|both|2)\s+(?:(?:CY\s*)?\d{4}\s+)?(?:conversion\s+factors?|CFs?)\b"
                            r"|\beach\s+conversion\s+factor\b", re.IGNORECASE)
 # Modifiers written on a code ("99214-25") or named ("modifier 95") that the fee schedule file has no rows for; numeric
@@ -2010,6 +2029,8 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,
                         cf_value=cf_value, target=target,
-                        qp_versus=bool(detection.codes) and (bool(_TWO_CFS.search(text)) and bool(re.search(
-                            r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)) or bool(_TWO_CF_WORDS.search(text))),
+                        qp_versus=bool(detection.codes) and (
+                            (bool(_TWO_CFS.search(text) or _QP_MORE.search(text)) and bool(re.search(
+                                r"(?<![-\w])QPs?\b|\bqualifying APM", text, re.IGNORECASE)))
+                            or bool(_TWO_CF_WORDS.search(text))),
                         summed=(focus > 1 or len(years) > 1) and bool(SUMMED.search(text)) and not components)

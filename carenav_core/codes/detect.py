@@ -25,13 +25,15 @@ _NOT_CODES = re.compile(
     r"|\d+\.\d+"                            # 33.4009
     r"|https?://\S+"
     r"|\b(?:ZIP|zip\s*code|postal\s*code)s?\s*#?:?\s*\d{5}(?:-\d{4})?\b"     # "zip code 10001" is a place
-    # A five-digit number followed by a counted noun is a count, not a CPT code ("20250 beneficiaries").
-    # "claims", "services" and "visits" are left out: "99490 claims" names the code.
-    r"|\b\d{5}(?=\s+(?:more\s+|additional\s+|new\s+|fewer\s+|other\s+)?(?:" + "|".join((
-        "beneficiar", "practices?", "patients?", "people", "persons?", "physicians?", "practitioners?",
-        "clinicians?", "providers?", "enrollees?", "members?", "residents?", "hospitals?", "ACOs?",
-        "organizations?", "comments?", "commenters?", "respondents?", "dollars?", "lives", "households?",
-        "individuals?", "participants?", "suppliers?", "clinics?", "counties", "facilities", "users?")) + r")\w*\b)",
+    # A five-digit number followed by a counted noun in the plural is a count, not a CPT code ("20250 beneficiaries",
+    # "15000 more patients"); in the singular it names the code ("a 99204 new patient visit", "the 99214 patient
+    # coinsurance", "99213 physician fee"), and so after a count ("30 99214 patients"). "claims", "services" and
+    # "visits" are left out: "99490 claims" names the code.
+    r"|(?<!\d\s)(?<!\d)\b\d{5}(?=\s+(?:more\s+|additional\s+|new\s+|fewer\s+|other\s+)?(?:" + "|".join((
+        "beneficiaries", "practices", "patients", "people", "persons", "physicians", "practitioners",
+        "clinicians", "providers", "enrollees", "members", "residents", "hospitals", "ACOs",
+        "organizations", "comments", "commenters", "respondents", "dollars", "lives", "households",
+        "individuals", "participants", "suppliers", "clinics", "counties", "facilities", "users")) + r")\b)",
     re.IGNORECASE)
 
 

@@ -3,17 +3,22 @@ real embedded PostgreSQL, the deterministic writer); counts and amounts are read
 test, never written here."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
 from carenav_core.chat.evidence import build_evidence
 from carenav_core.chat.factors import GAF_NOTE, STATE_NAMES, asks_gaf, asks_locality_count
 from carenav_core.chat.guard import check_sentence
+from carenav_core.chat.figures import FigureKind
 from carenav_core.chat.pipeline import prepare
+from carenav_core.codes.detect import detect
 from carenav_core.pfs.factors import gpci_rows
 from tests.chat.test_question_classes import said
+from tests.chat.test_session19_classes import _national as _row
 
 TODAY = date(2026, 12, 1)
 
@@ -94,3 +99,113 @@ def test_a_city_read_with_its_state_is_priced_there(backends):
     places = {" ".join(r.locality.split()[:2]) for r in prepared.rows if r.in_focus and r.locality}
     assert places == {"OR 99", "OR 01"}, places
     assert "OR 99 REST OF OREGON pays" in said(prepared)
+
+
+@pytest.mark.parametrize("question, family", [
+    ("Which RTM codes are new in 2026?", "RTM"),
+    ("Which remote patient monitoring codes were added in 2026?", "RPM"),
+    ("Which care management codes are new in 2026?", None),
+])
+def test_new_codes_of_a_family_are_said_in_the_prose(backends, fee_db, question, family):
+    """"Which RTM codes are new in 2026?" computed its answer as a warning only; a rule question with rows left it
+    out of the prose, which quoted rule paragraphs instead."""
+    prepared = prepare(question, backends, today=TODAY)
+    codes = sorted({r.hcpcs for r in prepared.rows})
+    new = sorted(c for c in codes if fee_db.execute(
+        "SELECT min(cy) FROM current_rvu WHERE hcpcs = ? AND mod = ''", [c]).fetchone()[0] == 2026)
+    text = said(prepared)
+    if new:
+        assert "New in CY2026: " + (new[0] if len(new) == 1 else ", ".join(new[:-1]) + " and " + new[-1]) in text
+    else:
+        assert " new in CY2026: " in text and "None of " in text
+    assert "What the rule text says" not in text or text.index("CY2026") < text.index("What the rule text says")
+
+
+# --- probe round 25 (chat) ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("question, code", [
+    ("What did Medicare pay for a 99204 new patient visit in 2022?", "99204"),
+    ("99204 new patient visit payment 2022", "99204"),
+    ("What is the 99214 patient coinsurance in 2026?", "99214"),
+    ("99213 physician fee for 2026", "99213"),
+])
+def test_a_code_before_a_singular_person_noun_is_a_code(question, code):
+    """"a 99204 new patient visit" was blanked as a count of patients ("20250 beneficiaries"), so no code was read."""
+    assert detect(question).explicit == (code,)
+
+
+@pytest.mark.parametrize("question", ["20250 beneficiaries were attributed to the ACO", "an ACO with 15000 patients",
+                                      "12000 more physicians joined"])
+def test_a_five_digit_count_of_people_is_still_no_code(question):
+    assert detect(question).explicit == ()
+
+
+def test_a_code_after_a_count_of_patients_stays_a_code():
+    assert detect("What do 30 99214 patients bring in?").explicit == ("99214",)
+
+
+def test_a_drop_asked_where_none_fell_is_said(backends):
+    """"Which psychotherapy code lost the most": 'lost' was not read as a drop, and twelve code-vs-code sentences led."""
+    prepared = prepare("Which psychotherapy code lost the most from 2025 to 2026: 90832, 90834 or 90837?", backends,
+                       today=TODAY)
+    changes = {f.codes[0]: f.percent for f in prepared.figures if f.kind is FigureKind.CHANGE
+               and f.setting == "non-facility" and not f.place}
+    first = said(prepared).splitlines()[0] if said(prepared).startswith("- ") else \
+        next(s for s in said(prepared).splitlines() if s.startswith("- "))
+    if all(p > 0 for p in changes.values()):
+        least = min(changes, key=changes.get)
+        assert "no national non-facility payment fell" in first and f"{least}'s rose the least" in first
+    else:
+        assert "fell the most" in first
+
+
+def test_how_many_fit_into_one_is_a_ratio(backends):
+    prepared = prepare("How many 99213s fit into one 99205 in 2026?", backends, today=TODAY)
+    (ratio,) = [f for f in prepared.figures if f.kind is FigureKind.RATIO and f.setting == "non-facility"]
+    a, b = _row(prepared, "99205", 2026).payment_nonfac, _row(prepared, "99213", 2026).payment_nonfac
+    assert ratio.value == (a / b).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert f"{ratio.value} of 99213 equal one 99205" in said(prepared)
+
+
+def test_a_number_to_hit_an_amount_is_computed(backends):
+    prepared = prepare("Number of 99215s per week to hit $5,000 in 2026", backends, today=TODAY)
+    (needed,) = [f for f in prepared.figures if f.kind is FigureKind.NEEDED and f.setting == "non-facility"]
+    pay = _row(prepared, "99215", 2026).payment_nonfac
+    assert needed.value == math.ceil(Decimal(5000) / pay)
+    assert f"it takes {needed.value} services to bring in $5,000" in said(prepared)
+
+
+@pytest.mark.parametrize("question, cy", [("How much does Medicare pay per RVU in 2023?", 2023),
+                                          ("What's the dollar value of one RVU in 2025?", 2025)])
+def test_pay_per_rvu_is_the_conversion_factor(backends, question, cy):
+    prepared = prepare(question, backends, today=TODAY)
+    asked = [r for r in prepared.factors if r.in_focus]
+    assert asked and {r.cy for r in asked} == {cy}
+    assert f"${asked[0].amount}" in said(prepared)
+
+
+def test_how_much_more_under_the_qp_cf_is_the_code_s_difference(backends):
+    prepared = prepare("What's the QP conversion factor for 2026 and how much more does 27447 pay under it?", backends,
+                       today=TODAY)
+    row = _row(prepared, "27447", 2026)
+    (gap,) = [f for f in prepared.figures if f.kind is FigureKind.DIFFERENCE and "QP − non-QP" in f.label]
+    non_qp = next(fac for c, _, fac in row.other_payments() if c.label.endswith("non-QP"))
+    assert row.cf_label.endswith(" QP") and gap.value == row.payment_fac - non_qp > 0
+    assert f"pays ${gap.value} more" in said(prepared)
+
+
+def test_a_daily_rate_for_some_days(backends):
+    """"12 patients a day ... for 5 days" was priced for one day ("no number of days was given")."""
+    prepared = prepare("If I see 12 patients a day billed 99214 for 5 days, what's weekly revenue in 2026?", backends,
+                       today=TODAY)
+    (volume,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting == "non-facility"]
+    assert volume.counts == (60,) and volume.value == 60 * _row(prepared, "99214", 2026).payment_nonfac
+
+
+def test_units_of_one_code_billed_with_another_each_month(backends):
+    """"99490 plus two 99439 every month for 6 months": the two were read as two services a month of both codes."""
+    prepared = prepare("99490 plus two 99439 every month for 6 months, 2026 total", backends, today=TODAY)
+    (total,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting == "non-facility"
+                and " + " in f.codes[0]]
+    each = _row(prepared, "99490", 2026).payment_nonfac + 2 * _row(prepared, "99439", 2026).payment_nonfac
+    assert total.value == 6 * each and total.counts == (6,)
