@@ -74,13 +74,45 @@ def load_namesakes(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str],
     return {name.upper(): tuple((p.state, p.county.upper()) for p in places) for name, places in parsed.namesake.items()}
 
 
+class _CensusFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reference: dict[str, str]
+    city_with_state: dict[str, list[_CityPlace]]
+    county: dict[str, list[str]]
+
+
+CENSUS_FILE = PLACES_FILE.with_name("census_places.toml")
+
+
 @lru_cache(maxsize=2)
-def load_cities_with_state(path: Path = PLACES_FILE) -> dict[str, tuple[tuple[str, str], ...]]:
-    """CITY -> ((state, county), ...): the [city_with_state] table of data/places.toml, cities read only when their
-    state follows them."""
-    parsed = _places_file(path)
-    return {city.upper(): tuple((p.state, p.county.upper()) for p in places)
-            for city, places in parsed.city_with_state.items()}
+def _census_file(path: Path = CENSUS_FILE) -> _CensusFile:
+    return _CensusFile.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=2)
+def load_cities_with_state(path: Path = PLACES_FILE, census: Path = CENSUS_FILE
+                           ) -> dict[str, tuple[tuple[str, str], ...]]:
+    """CITY -> ((state, county), ...): cities read only when their state follows them: the [city_with_state] table
+    of data/places.toml (words and people's names, chosen by hand) and of data/census_places.toml (every US place of
+    5,000 people or more, 2020 Census), merged."""
+    merged: dict[str, tuple[tuple[str, str], ...]] = {}
+    for table in (_places_file(path).city_with_state, _census_file(census).city_with_state):
+        for city, places in table.items():
+            spots = tuple((p.state, p.county.upper()) for p in places)
+            key = " ".join(city.upper().replace(".", " ").split())     # "ST. AUGUSTINE" as the matcher reads it
+            merged[key] = tuple(dict.fromkeys(merged.get(key, ()) + spots))
+    return merged
+
+
+@lru_cache(maxsize=2)
+def load_county_states(census: Path = CENSUS_FILE) -> dict[str, tuple[str, ...]]:
+    """COUNTY -> the states with a county of that name (data/census_places.toml [county], 2020 Census)."""
+    return {name.upper(): tuple(states) for name, states in _census_file(census).county.items()}
+
+
+@lru_cache(maxsize=2)
+def _longest_city_with_state() -> int:
+    return max(len(name.split()) for name in load_cities_with_state())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,10 +305,16 @@ def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
             state = code.group(1)           # "Pierce County WA": a postal code right after "County" is its state
         runs = [" ".join(words[-size:]).rstrip(".") for size in range(len(words), 0, -1)]
         listed = next((run for run in runs if any(state in (None, s) for s, _ in index.counties.get(run, []))), None)
+        if listed is None and state is None:
+            # "Whatcom County" with no state: a county name only one state has (2020 Census) is that state's
+            known = next((run for run in runs if run in load_county_states()), None)
+            if known is not None and len(load_county_states()[known]) == 1:
+                runs, state = [known], load_county_states()[known][0]
         county = listed or runs[-1]
         places, how = _county_places(county, state, index)
         if places:
-            start = m.start(1) + m.group(1).rfind(county.split()[0] if listed else words[-1])
+            at = m.group(1).rfind(county)           # "Walla Walla County": the whole name, not its last word
+            start = m.start(1) + (at if at >= 0 else m.group(1).rfind(county.split()[0] if listed else words[-1]))
             while start > 1 and original[start - 1] == "-" and text[start - 2].isalpha():   # "Miami-Dade": one name
                 start -= 2
                 while start > 0 and text[start - 1].isalpha():
@@ -596,19 +634,35 @@ def _hits(text: str, normal: str, original: str, index: _Index, aliases) -> list
 
 
 def _city_with_state_hits(text: str, original: str, index: _Index, cities) -> list[_Hit]:
-    """"Bend, OR", "Reading PA", "Allen, Texas", "Albany, Oregon": a city of the [city_with_state] table, read only
-    when one of its states is named right after it (", ST" or a state's name; "ST" in capitals without a comma)."""
+    """"Bend, OR", "Reading PA", "Allen, Texas", "Bangor, Maine": a city of the [city_with_state] tables, read only
+    when one of its states is named right after it (", ST" or a state's name; "ST" in capitals without a comma).
+    Runs of up to the longest name's words are looked up, longest first, so each question costs a few dict lookups."""
     hits = []
-    for city, spots in cities.items():
-        for m in _compiled(city).finditer(text):
-            state = _state_after(text, m.end(), original)
+    words = list(re.finditer(r"[A-Z0-9][A-Z0-9']*", text))
+    longest = _longest_city_with_state()
+    taken_until = -1
+    for i in range(len(words)):
+        if words[i].start() <= taken_until:
+            continue
+        for size in range(min(longest, len(words) - i), 0, -1):
+            run = words[i:i + size]
+            if any(re.search(r"[^\s]", text[a.end():b.start()]) for a, b in zip(run, run[1:])):
+                continue                                   # "Bend, OR, Portland": a comma inside is no one name
+            name = " ".join(w.group(0) for w in run)
+            spots = cities.get(name)
+            if not spots:
+                continue
+            end = run[-1].end()
+            state = _state_after(text, end, original)
             if state is None:
-                code = re.compile(r"\s+([A-Z]{2})(?![A-Za-z])").match(original, m.end())
+                code = re.compile(r"\s+([A-Z]{2})(?![A-Za-z])").match(original, end)
                 state = code.group(1) if code and code.group(1) in set(STATE_CODES.values()) else None
             found = [p for st, county in spots if st == state for p in _county_places(county, st, index)[0]]
             if found:
-                hits.append(_Hit(start=m.start(), end=m.end(), places=tuple(dict.fromkeys(found)),
-                                 how=f"city {city}, {state} (data/places.toml)", rank=3))
+                hits.append(_Hit(start=run[0].start(), end=end, places=tuple(dict.fromkeys(found)),
+                                 how=f"city {name}, {state} (read with its state)", rank=3))
+                taken_until = end
+                break
     return hits
 
 
