@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from datetime import date
 from pathlib import Path
@@ -17,12 +18,34 @@ from carenav_core.screener.render import report_markdown
 from carenav_core.settings import Settings
 
 
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def iso_date(text: str) -> date:
+    """A command-line date, YYYY-MM-DD only; anything else is an argparse error that says the form expected (argparse
+    names the option: "argument --date: ...").
+
+    >>> iso_date("2026-06-01")
+    datetime.date(2026, 6, 1)
+    >>> iso_date("06/01/2026")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: '06/01/2026': use the form YYYY-MM-DD, for example 2026-06-01
+    """
+    if not ISO_DATE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: use the form YYYY-MM-DD, for example 2026-06-01")
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:       # the form is right, the day is not (2026-02-30)
+        raise argparse.ArgumentTypeError(f"{text!r} is not a calendar date ({exc}); use the form YYYY-MM-DD, for "
+                                         "example 2026-06-01") from exc
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add `screen` and `eval screener`."""
     screen = subparsers.add_parser("screen", help="screen an older adult or caregiver for 12 WA programs")
     screen.add_argument("--answers", type=Path, required=True, help="intake answers as a JSON object")
     screen.add_argument("--json", action="store_true", help="print the report as JSON instead of Markdown")
-    screen.add_argument("--date", type=date.fromisoformat, default=None, help="screening date (default today)")
+    screen.add_argument("--date", type=iso_date, default=None, help="screening date, YYYY-MM-DD (default today)")
     screen.set_defaults(func=run_screen_command)
     evaluations = command_group(subparsers, "eval", "evaluation harnesses")
     evaluate = evaluations.add_parser("screener", help="run the synthetic-family screener evaluation")
@@ -34,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.set_defaults(func=run_eval_command)
     data = command_group(subparsers, "data", "checks of the project's dated data")
     check = data.add_parser("check", help="list program figures that have ended, end within 90 days or have no value")
-    check.add_argument("--on", type=date.fromisoformat, default=None, help="date to check (default today)")
+    check.add_argument("--on", type=iso_date, default=None, help="date to check, YYYY-MM-DD (default today)")
     check.add_argument("--days", type=int, default=90, help="how far ahead an ending value is listed (default 90)")
     check.set_defaults(func=run_data_check_command)
 

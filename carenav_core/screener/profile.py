@@ -396,10 +396,12 @@ UNLESS_CONTRADICTED = {"caring_for_someone": "; if they do care for another adul
 
 def _enrolment_warnings(profile: Profile, on: date) -> tuple[str, ...]:
     """An enrolment in categorically needy Apple Health that no route of it fits (programs.md section 1a rows 3b-4,
-    section 1b rows 9-10, section 1c rows 11-12 and 15), or in Extra Help that its own limits do not fit
+    section 1b rows 9-10, section 1c rows 11-12 and 15), in a Medicare Savings Program whose QI-1 income limit the
+    income answer is wholly above (msp.enrolment_misfit), or in Extra Help that its own limits do not fit
     (extra_help.enrolment_misfit): the enrolment is trusted, and the person asked to check."""
     from carenav_core.screener.rules.apple_health import categorically_needy_misfit   # the rules read the profile
     from carenav_core.screener.rules.extra_help import enrolment_misfit
+    from carenav_core.screener.rules.msp import enrolment_misfit as msp_misfit
     misfit = categorically_needy_misfit(profile, on) if profile.apple_health == "categorically_needy" else None
     found = []
     if misfit is not None:
@@ -407,6 +409,13 @@ def _enrolment_warnings(profile: Profile, on: date) -> tuple[str, ...]:
                      "any categorically needy route allows. The results trust the enrolment where it decides (Apple "
                      "Health and Extra Help follow it; TSOA is not open alongside it). Please check the Apple Health "
                      "answer and the income and savings answers.")
+    msp = msp_misfit(profile, on)
+    if msp is not None:
+        found.append(f"The answers say already enrolled in a Medicare Savings Program, but {msp} (the QI-1 limit, the "
+                     "highest Medicare Savings Program income limit). The results trust the enrolment where it decides "
+                     "(the Medicare Savings Program and Extra Help follow it) and claim no limit met; HCA rechecks "
+                     "income at renewal, so the enrolment may not continue. Please check the Apple Health answer "
+                     "(only a Medicare Savings Program) and the income answer.")
     extra_help = enrolment_misfit(profile, on)
     if extra_help is not None:
         found.append(f"The answers say already getting Extra Help, with no Apple Health or Medicare Savings Program, but "

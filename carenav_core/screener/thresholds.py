@@ -9,7 +9,9 @@ as that program rounds (`guideline`). Building a large household's figure from t
 per-person increment drifts by a dollar or more (7 CFR 273.9(a)(3)(ii); DSHS's Basic Food table lists sizes 1-10 and
 adds its per-person amount only above 10). A `by_size` list is the agency's published table and must agree with the
 `guideline` it names; sizes past the list use the agency's own published per-person amount (`each_additional`) where
-it has one, else the guideline.
+it has one, else the guideline. A `single` / `couple` pair on the guidelines (the Medicare Savings Programs, Extra
+Help) names its `guideline` too, and both figures must agree with it for one and for two people, so a figure rounded
+where the program keeps cents (or kept to the cent where it rounds up) is refused when the file is read.
 """
 from __future__ import annotations
 
@@ -46,8 +48,9 @@ class Guideline(BaseModel):
     base: int = Field(gt=0, description="HHS annual guideline for one person (48 states and DC).")
     each: int = Field(gt=0, description="HHS annual amount added for each further person.")
     rounding: Literal["up", "nearest", "cents"] = Field(
-        description="How the program rounds the monthly figure of each size: up (7 CFR 273.9(a)(3)(ii); HCA), "
-                    "nearest (DSHS's Basic Food 200% table), cents (kept to the cent).")
+        description="How the program rounds the monthly figure of each size: up (7 CFR 273.9(a)(3)(ii); HCA's MAGI "
+                    "and Medicare Savings Program figures), nearest (DSHS's Basic Food 200% table), cents (kept to "
+                    "the cent: LIHEAP; Extra Help, whose limit SSA states as a yearly figure, POMS HI 03020.055).")
 
     def monthly(self, size: int) -> float:
         """The limit for a household of `size`: percent x guideline(size) / 12, rounded once."""
@@ -69,7 +72,13 @@ class ScreenerValue(DatedValue):
                                                                   "per dependant).")
     guideline: Guideline | None = Field(None, description="With by_size: the poverty-guideline rule every size's "
                                                           "figure comes from; by_size must agree with it, and sizes "
-                                                          "past by_size (without each_additional) are computed by it.")
+                                                          "past by_size (without each_additional) are computed by it. "
+                                                          "With single and couple: the rule both come from (the "
+                                                          "guideline for one and for two people), and they must "
+                                                          "agree with it.")
+    source_sizes: int | None = Field(None, ge=1, description="With by_size and a guideline, when the tagged source "
+                                                              "shows only sizes 1..n: the figures for larger sizes "
+                                                              "were computed from the guideline, and are tagged D.")
     by_county: dict[str, float] | None = Field(None, description="Figure per Washington county.")
     at_least: bool = Field(False, description="The figure in force is not seen; this one is a floor (a limit the law "
                                               "only raises, such as one indexed by the COLA): a pass under it holds, "
@@ -96,17 +105,33 @@ class ScreenerValue(DatedValue):
             raise ValueError(f"exactly one of {list(SHAPES)} is required, found {present or 'none'}")
         if (self.single is None) != (self.couple is None):
             raise ValueError("single and couple must be given together")
+        if self.source_sizes is not None and (self.guideline is None or self.by_size is None or
+                                              self.source_sizes > len(self.by_size)):
+            raise ValueError("source_sizes needs by_size and its guideline, and no more sizes than by_size lists")
         if self.guideline is not None:
-            if self.by_size is None:
-                raise ValueError("guideline needs by_size (the published figures it must agree with)")
-            rule = self.guideline
-            for size, listed in enumerate(self.by_size, start=1):
-                computed = rule.monthly(size)
+            for name, size, listed in self._guideline_figures():
+                computed = self.guideline.monthly(size)
                 if abs(listed - computed) > 0.001:
-                    raise ValueError(f"by_size for {size} {'person' if size == 1 else 'people'} is {listed:g}, but "
-                                     f"{rule.percent:g}% of the guideline (${rule.base:,} + ${rule.each:,} a person) "
-                                     f"/ 12 {ROUNDING_WORDS[rule.rounding]} is {computed:g}")
+                    rule = self.guideline
+                    raise ValueError(f"{name} is {listed:g}, but {rule.percent:g}% of the guideline (${rule.base:,} + "
+                                     f"${rule.each:,} a person) / 12 {ROUNDING_WORDS[rule.rounding]} is {computed:g}")
         return self
+
+    def _guideline_figures(self) -> list[tuple[str, int, float]]:
+        """(name, household size, figure) of each figure a `guideline` must agree with: every `by_size` entry, or the
+        `single` (a household of one) and `couple` (two) figures."""
+        if self.by_size is not None:
+            return [(f"by_size for {size} {'person' if size == 1 else 'people'}", size, listed)
+                    for size, listed in enumerate(self.by_size, start=1)]
+        if self.single is not None:
+            return [("single (a household of one)", 1, self.single), ("couple (a household of two)", 2, self.couple)]
+        raise ValueError("guideline needs by_size or single and couple (the figures it must agree with)")
+
+    def size_tag(self, size: int) -> str:
+        """The tag of the figure for a household of `size`: the value's own tag for the sizes its source shows, D for
+        a size computed from the guideline (past `source_sizes`, or past `by_size` with no agency per-person amount)."""
+        shown = self.source_sizes or (len(self.by_size) if self.each_additional is None else size)
+        return self.tag if size <= shown else "D"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,10 +174,12 @@ class ThresholdTable:
 
     parameters: dict[str, Parameter[ScreenerValue]]
 
-    def _pick(self, key: str, amount: float, value: ScreenerValue, *, partial: bool = False) -> Threshold:
+    def _pick(self, key: str, amount: float, value: ScreenerValue, *, partial: bool = False,
+              tag: str | None = None) -> Threshold:
         parameter = self.parameters[key]
         return Threshold(key=key, label=parameter.label, unit=parameter.unit, amount=amount,
-                         effective=value.effective, tag=value.tag, note=value.note, at_least=value.at_least or partial,
+                         effective=value.effective, tag=tag or value.tag, note=value.note,
+                         at_least=value.at_least or partial,
                          indexed=value.indexed and not partial, index_steps=value.index_steps,
                          reference=tuple(Reference(title=r.title, href=r.href) for r in value.reference))
 
@@ -178,15 +205,15 @@ class ThresholdTable:
     def for_size(self, key: str, on: date, size: int) -> Threshold:
         """An FPL-style parameter for a household of `size` people."""
         value = self._value(key, on, "by_size")
-        listed = len(value.by_size)
+        listed, tag = len(value.by_size), value.size_tag(size)
         if size <= listed:
-            return self._pick(key, value.by_size[size - 1], value)
+            return self._pick(key, value.by_size[size - 1], value, tag=tag)
         if value.each_additional is None and value.guideline is not None:
-            return self._pick(key, value.guideline.monthly(size), value)
+            return self._pick(key, value.guideline.monthly(size), value, tag=tag)
         if value.each_additional is None:
             raise ThresholdNotInForce(f"the {self.parameters[key].label} lists households of up to {listed}; "
                                       f"a household of {size} has no figure on file")
-        return self._pick(key, value.by_size[-1] + value.each_additional * (size - listed), value)
+        return self._pick(key, value.by_size[-1] + value.each_additional * (size - listed), value, tag=tag)
 
     def for_county(self, key: str, on: date, county: str) -> Threshold:
         """A per-county parameter (property tax income thresholds)."""

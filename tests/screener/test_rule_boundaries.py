@@ -56,8 +56,11 @@ CASES = [
     ("msp", "income_within_qi1_limit", {}, "monthly_income", 1800 + 20, date(2026, 3, 31), 1, F, 20),
     ("msp", "income_within_qi1_limit", {}, "monthly_income", 1836 + 20, date(2026, 4, 1), 1, F, 20),
     ("msp", "income_within_qi1_limit", COUPLE, "monthly_income", 2489 + 20, date(2026, 4, 1), 1, F, 20),
-    ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1956 + 20, date(2025, 12, 31), 1, F,
-     20),
+    # SSA's yearly limit / 12 to the cent (programs.md: 150% of the 2025 guidelines $1,956.25 / $2,643.75 a month)
+    ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1956.25 + 20, date(2025, 12, 31), 1,
+     F, 20),
+    ("extra_help", "income_below_150_percent_fpl", COUPLE_NOT_ASSESSED, "monthly_income", 2643.75 + 20,
+     date(2025, 6, 1), 1, F, 20),
     ("extra_help", "income_below_150_percent_fpl", NOT_ASSESSED, "monthly_income", 1995 + 20, date(2026, 1, 13), 1, F,
      20),
     ("extra_help", "income_below_150_percent_fpl", COUPLE_NOT_ASSESSED, "monthly_income", 2705 + 20, date(2026, 1, 13),

@@ -161,8 +161,9 @@ def test_a_veteran_card_shows_16965_in_2025(on):
 # ---- F3. Extra Help income: the poverty guidelines' effective date, not January 1
 
 @pytest.mark.parametrize(("on", "single", "couple"), [
-    (date(2025, 1, 15), 1956, 2644), (date(2025, 12, 31), 1956, 2644), (date(2026, 1, 1), 1956, 2644),
-    (date(2026, 1, 12), 1956, 2644), (date(2026, 1, 13), 1995, 2705), (date(2026, 12, 31), 1995, 2705)])
+    # 150% of the 2025 guidelines ($23,475 / $31,725 a year) / 12 to the cent (session 22; was $1,956 / $2,644)
+    (date(2025, 1, 15), 1956.25, 2643.75), (date(2025, 12, 31), 1956.25, 2643.75), (date(2026, 1, 1), 1956.25, 2643.75),
+    (date(2026, 1, 12), 1956.25, 2643.75), (date(2026, 1, 13), 1995, 2705), (date(2026, 12, 31), 1995, 2705)])
 def test_extra_help_income_changes_on_the_guidelines_effective_date(on, single, couple):
     assert T.for_unit("extra_help_income", on, married=False).amount == single
     assert T.for_unit("extra_help_income", on, married=True).amount == couple

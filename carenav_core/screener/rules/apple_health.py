@@ -21,6 +21,16 @@ WAC_512_0010 = ("WAC 182-512-0010 SSI-related income and resource limits",
 ENROLLED = "categorically_needy"
 
 
+def already_enrolled() -> Verdict:
+    """The PASS of an income or resource criterion that an enrolment in categorically needy Apple Health settles, said
+    as that: no limit is claimed met (HCA rechecks them at renewal; answers far above every route's limits are a check
+    notice, `categorically_needy_misfit`), as for Extra Help (extra_help._deemed)."""
+    return dataclasses.replace(
+        verdict(True, "already enrolled in categorically needy Apple Health (its income and resource limits are not "
+                "checked here; HCA rechecks them, so confirm it continues at renewal)"),
+        met_as="Already enrolled in categorically needy Apple Health (income and resources not checked here)")
+
+
 def pathway(profile: Profile, context: Context) -> str | None:
     """'ssi' (65+ or disabled), 'magi' (19-64 without Medicare, disabled or not: MAGI has no asset test and the
     higher income limit), 'none', or None when not settled."""
@@ -77,7 +87,7 @@ def in_coverage_category(profile: Profile, context: Context) -> Verdict:
       document="apple_health#income-limit", legal=WAC_512_0010)
 def income_within_cn_or_magi_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:
-        return verdict(True, "already enrolled in categorically needy Apple Health")
+        return already_enrolled()
     child = children_not_judged(profile, context, "the adult groups' income limits are not its limits")
     if child:
         return child
@@ -229,7 +239,7 @@ def _spend_down(result: Verdict, why: str, *asked: str) -> Verdict:
       document="apple_health#resource-limit", legal=WAC_512_0010)
 def resources_within_limit(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == ENROLLED:
-        return verdict(True, "already enrolled in categorically needy Apple Health")
+        return already_enrolled()
     child = children_not_judged(profile, context, "the adult groups' resource limits are not its test")
     if child:
         return child

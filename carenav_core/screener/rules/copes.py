@@ -1,6 +1,8 @@
 """COPES 1915(c) waiver: WAC 388-106-0310 (functional/age), WAC 182-515-1506 to -1508 (financial)."""
 from __future__ import annotations
 
+import dataclasses
+
 from carenav_core.screener.intake import HOME_SETTINGS
 from carenav_core.screener.profile import Profile
 from carenav_core.screener.words import place_words
@@ -56,7 +58,11 @@ def community_setting(profile: Profile, context: Context) -> Verdict:
       document="copes#income-limit", legal=WAC_1508)
 def income_within_special_income_level(profile: Profile, context: Context) -> Verdict:
     if profile.apple_health == "categorically_needy":
-        return verdict(True, "already eligible for SSI-related CN Apple Health (route A, WAC 182-515-1507)")
+        # route A: the enrolment settles it; the special income level is not checked (apple_health.already_enrolled)
+        return dataclasses.replace(
+            verdict(True, "already eligible for SSI-related CN Apple Health (route A, WAC 182-515-1507; own income "
+                    "not checked against the special income level here)"),
+            met_as="Already on categorically needy Apple Health (route A; own income not checked here)")
     missing = unknown(profile, "monthly_income")
     return missing or income_within(profile, context.thresholds.amount("special_income_level", context.on),
                                     "income", individual=True)

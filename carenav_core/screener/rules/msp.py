@@ -1,6 +1,9 @@
 """Medicare Savings Programs (QMB, SLMB, QI-1): WAC 182-517-0100. No resource test in WA since 2023-01-01."""
 from __future__ import annotations
 
+import dataclasses
+from datetime import date
+
 from carenav_core.screener.profile import Profile, is_unknown
 from carenav_core.screener.thresholds import ThresholdNotInForce
 from carenav_core.screener.rules.base import (Context, Program, Status, Verdict, gross_of_disregard,
@@ -64,11 +67,34 @@ def medicare_part_a_or_extra_help(profile: Profile, context: Context) -> Verdict
     return verdict(False, "no Medicare Part A" + (" and no Extra Help" if route.amount else ""), route)
 
 
+ENROLLED = "msp_only"
+# HCA rechecks income at renewal; answers wholly above the QI-1 limit are a check notice (`enrolment_misfit`), as for
+# Extra Help (extra_help._deemed) and categorically needy Apple Health (apple_health.already_enrolled)
+ALREADY_ENROLLED = dataclasses.replace(
+    verdict(True, "already enrolled in a Medicare Savings Program (its income limit is not checked here; HCA rechecks "
+            "it, so confirm it continues at renewal)"),
+    met_as="Already enrolled in a Medicare Savings Program (income not checked here)")
+
+
+def enrolment_misfit(profile: Profile, on: date) -> str | None:
+    """Why answers that say already enrolled in a Medicare Savings Program do not fit it, in words: the income answer
+    fails the QI-1 limit, the highest of the three (WAC 182-517-0100; Washington's MSP has no resource test), as for
+    someone not enrolled (`income_within_qi1_limit`); None when it may fit, the figure is not on file for `on`, or the
+    enrolment is not the answer."""
+    if profile.apple_health != ENROLLED:
+        return None
+    from carenav_core.screener.intake import load_intake_options
+    from carenav_core.screener.thresholds import load_thresholds
+    context = Context(thresholds=load_thresholds(), on=on, options=load_intake_options())
+    outcome = income_within_qi1_limit.evaluate(dataclasses.replace(profile, apple_health="none"), context)
+    return outcome.verdict.reason if outcome.status is Status.FAIL else None
+
+
 @rule(program=KEY, label="Countable income at or below the QI-1 limit after the general income disregard",
       document="msp#income-limit", legal=HCA_MSP)
 def income_within_qi1_limit(profile: Profile, context: Context) -> Verdict:
-    if profile.apple_health == "msp_only":      # already enrolled: the program is theirs, not a question of income
-        return verdict(True, "already enrolled in a Medicare Savings Program")
+    if profile.apple_health == ENROLLED:        # already enrolled: said as that, claiming no limit met
+        return ALREADY_ENROLLED
     def check(person: Profile) -> Verdict:
         return gross_of_disregard(person, context, context.thresholds.for_unit("msp_qi1_income", context.on,
                                                                              married=person.couple))
