@@ -461,6 +461,13 @@ def _coinsurance_sentence(figure: Figure) -> str:
                 f"{NO_COST_SHARING.get(code, 'a preventive service')} it has no coinsurance and no Part B deductible, "
                 f"so the patient pays nothing when the practitioner accepts assignment (CMS, Medicare Preventive "
                 f"Services) {figure.label}.")
+    if " screening (" in figure.how:
+        ours, theirs = figure.how.split()[0], figure.how.split()[2]
+        return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
+                f"{_money(allowed)} (the allowed amount), when a screening colonoscopy or sigmoidoscopy removes a polyp "
+                f"or tissue and is billed as this code, Medicare pays {ours}, {_money(figure.value)}, and the patient's "
+                f"{theirs} coinsurance is {_money(patient)}, with no Part B deductible (Consolidated Appropriations "
+                f"Act, 2021, section 122: 15% in 2023-2026, 10% in 2027-2029, none from 2030) {figure.label}.")
     return (f"{'In CY' + year.group(1) + ', ' if year else ''}of {figure.codes[0]}'s {_payment_words(figure)} of "
             f"{_money(allowed)} (the allowed amount), Medicare pays 80%, {_money(figure.value)}, and the patient's 20% "
             f"coinsurance is {_money(patient)}, once the yearly Part B deductible is met (some preventive services "

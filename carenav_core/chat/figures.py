@@ -129,7 +129,9 @@ class Figure:
                 FigureKind.COUNT: "of how many which pay over under above below more less than at least at most "
                                   "codes none all",
                 FigureKind.COINSURANCE: "Medicare pays patient coinsurance share percent of allowed amount "
-                                        "deductible Part B met once after preventive services no",
+                                        "deductible Part B met once after preventive services no when a screening "
+                                        "colonoscopy sigmoidoscopy removes polyp or tissue and is billed as this code "
+                                        "with Consolidated Appropriations Act section in none from",
                 FigureKind.EXTREME: "locality localities highest lowest most least pays paid where which of "
                                     "national than more less among payment",
                 FigureKind.RATE: "per hour minute minutes an a hourly rate time worth pays descriptor gives "
@@ -993,6 +995,21 @@ NO_COST_SHARING = {
 # a screening colonoscopy that removes a polyp is then a diagnostic one: the patient pays a coinsurance phased out by the
 # Consolidated Appropriations Act, 2021 section 122: 15% in 2023-2026, 10% in 2027-2029, none from 2030
 POLYP_NOTE = {"G0121", "G0105", "G0104"}
+# A screening colonoscopy or flexible sigmoidoscopy that removes a polyp or tissue is billed as the diagnostic code
+# (CPT 45330-45350 sigmoidoscopy, 45378-45398 colonoscopy): no Part B deductible, and a coinsurance the Consolidated
+# Appropriations Act, 2021, section 122 lowers from 20% to 15% in 2023-2026, 10% in 2027-2029 and none from 2030
+# (Social Security Act section 1833(dd); CMS MLN "Medicare Preventive Services", colorectal cancer screening).
+SCREENING_DIAGNOSTIC = frozenset({*(str(c) for c in range(45330, 45351)), *(str(c) for c in range(45378, 45399))})
+
+
+def screening_polyp_share(cy: int) -> Decimal:
+    """The patient's coinsurance of a screening colonoscopy that removes a polyp, in CY `cy`.
+
+    >>> screening_polyp_share(2022), screening_polyp_share(2026), screening_polyp_share(2027), screening_polyp_share(2030)
+    (Decimal('0.20'), Decimal('0.15'), Decimal('0.10'), Decimal('0.00'))
+    """
+    return Decimal("0.20") if cy < 2023 else Decimal("0.15") if cy <= 2026 else Decimal("0.10") if cy <= 2029 \
+        else Decimal("0.00")
 
 
 def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
@@ -1011,6 +1028,17 @@ def _coinsurance(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figur
                                       f"patient 0%, {_short(row.label)}]", codes=(_name(row),), rows=(row.label,),
                                       setting=setting, inputs=(allowed, Decimal("0.00")), value=allowed,
                                       percent=None, place=row.locality, how="100% / 0% preventive"))
+                continue
+            if plan.screening and row.hcpcs in SCREENING_DIAGNOSTIC:     # a polyp removed at a screening
+                patient = screening_polyp_share(row.cy)
+                ours, theirs = f"{(1 - patient) * 100:.0f}%", f"{patient * 100:.0f}%"
+                medicare = _cents(allowed * (1 - patient))
+                figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare {ours} / "
+                                      f"patient {theirs}, {_short(row.label)}]", codes=(_name(row),),
+                                      rows=(row.label,), setting=setting, inputs=(allowed, allowed - medicare),
+                                      value=medicare, percent=None, place=row.locality,
+                                      how=f"{ours} / {theirs} screening (Consolidated Appropriations Act, 2021, "
+                                          f"section 122: 15% in 2023-2026, 10% in 2027-2029, 0% from 2030)"))
                 continue
             medicare = _cents(allowed * COINSURANCE_SHARE)
             figures.append(Figure(kind=FigureKind.COINSURANCE, label=f"[computed: {_name(row)} Medicare 80% / "
@@ -1032,7 +1060,7 @@ def _sequestered(splits: list[Figure]) -> list[Figure]:
         year = re.search(r"CY(\d{4})", split.label)
         if split.kind is not FigureKind.COINSURANCE or not year or int(year.group(1)) < SEQUESTRATION_FULL_FROM:
             continue
-        share = "100%" if split.how.endswith("preventive") else "80%"      # a preventive service: all of it
+        share = "100%" if split.how.endswith("preventive") else split.how.split(" / ")[0]   # 80%, all, 85% ...
         figures.append(Figure(kind=FigureKind.SEQUESTRATION, label=re.sub(r"Medicare \d+% / patient \d+%",
                                                                           f"Medicare {share} less 2%", split.label),
                               codes=split.codes, rows=split.rows, setting=split.setting, inputs=(split.value,),

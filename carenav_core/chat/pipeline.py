@@ -30,7 +30,7 @@ from carenav_core.chat.factors import (ANESTHESIA_NATIONAL_NOTE, ANESTHESIA_NOTE
                                        asks_gaf, asks_gpci, asks_locality_count, factor_sources, gpci_summary,
                                        GAF_NOTE, in_focus, other_payer, other_system)
 from carenav_core.chat.factors import missing_years_note as factor_years_note
-from carenav_core.chat.figures import (POLYP_NOTE, SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
+from carenav_core.chat.figures import (NO_COST_SHARING, POLYP_NOTE, SECOND_PROCEDURE, FigureKind, assistant_figures, bilateral_figures,
                                       co_surgery_figures, compute_figures, locality_extremes, multiple_figures,
                                       nonpar_figures, periop_figures, practitioner_figures, second_procedure_figures,
                                       timeless_codes, year_cf_is_proposed)
@@ -56,7 +56,7 @@ from carenav_core.pfs.factors import AnesthesiaRow, FactorRow, GpciRow, anesthes
 from carenav_core.pfs.locality import LocalityError, directory, locality_rows
 from carenav_core.pfs.indicators import indicator_values
 from carenav_core.pfs.places import find_places_in, priced_places
-from carenav_core.pfs.rows import ConversionFactor, ValuationRow, modifier_rows
+from carenav_core.pfs.rows import UNPAID_STATUS, ConversionFactor, ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import first_final_years, newest_final_cy, value
 from carenav_core.retrieval.progress import index_progress, progress_note
 from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
@@ -1129,6 +1129,16 @@ def prepare(question: str, backends: Backends, valuation: bool = True, today: da
             "2020 to March 31, 2022, was 1% from April 1 to June 30, 2022, and is 2% on claims from July 1, 2022, so "
             "earlier years' Medicare shares are shown without it.")),)
     warnings += _negative_note(text, plan)
+    # "Does cost sharing apply to G0009?": a preventive service the fee schedule does not pay has no amount to split,
+    # but what the patient pays for it is still the answer
+    unpaid = dict.fromkeys(r.hcpcs for r in rows if r.in_focus and r.hcpcs in NO_COST_SHARING and
+                           r.status in UNPAID_STATUS and not r.proposed)
+    if (plan.coinsurance or re.search(r"\bcost[- ]shar", text, re.IGNORECASE)) and unpaid:
+        warnings += (WarningEvent(kind=WarningKind.COMPUTED, message=" ".join(
+            f"{code} is {NO_COST_SHARING[code]}, a preventive service with no coinsurance and no Part B deductible "
+            f"when the practitioner accepts assignment (CMS, Medicare Preventive Services); the physician fee schedule "
+            f"makes no payment for it (status {next(r.status for r in rows if r.hcpcs == code)}), so no amount is "
+            f"split here." for code in unpaid)),)
     if plan.coinsurance and POLYP_NOTE & set(plan.focus_codes):
         warnings += (WarningEvent(kind=WarningKind.NOT_IN_DATA, message=(
             "A screening colonoscopy or sigmoidoscopy that removes a polyp is paid as a diagnostic one: the patient "

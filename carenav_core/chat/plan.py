@@ -329,6 +329,7 @@ class QuestionPlan:
     threshold: tuple[str, Decimal] | None = None   # "how many of 99202-99205 pay over $150": ("over", 150)
     qp_versus: bool = False              # "the difference between the QP and non-QP payment": the two CFs' amounts
     coinsurance: bool = False            # "Medicare's 80% share", "the patient's 20% coinsurance": the amount split
+    screening: bool = False              # "a screening colonoscopy" named: a polyp removed lowers the coinsurance
     patient_share: bool = False          # the patient's part is asked, not Medicare's ("the patient's coinsurance")
     practitioner: tuple[str, Decimal, str] | None = None   # who bills it, at a share of the fee: ("nurse practitioner", 0.85, law)
     nonpar: str = ""                     # "a non-participating physician": "nonpar"; "the limiting charge": "limiting"
@@ -1905,6 +1906,28 @@ def respelled(text: str) -> str:
     return _WORD_RE.sub(fix, text)
 
 
+def _families_added(text: str, detection: Detection) -> list:
+    """The families a question adds by name to a written code ("99484 and the collaborative care codes", "G2211 plus
+    the office visit codes"): a family name after "and", "plus", "as well as" ... and before "codes" or "services".
+
+    >>> from carenav_core.codes.detect import detect
+    >>> [f.key for f in _families_added("BHI codes 2026: 99484 and the collaborative care codes",
+    ...                                  detect("BHI codes 2026: 99484 and the collaborative care codes"))]
+    ['BHI']
+    >>> _families_added("What does 99490 (chronic care management) pay?", detect("What does 99490 (chronic care management) pay?"))
+    []
+    """
+    found = []
+    for f in load_families():
+        if f.key not in detection.families:
+            continue
+        names = "|".join(re.escape(n) for n in sorted(f.synonyms, key=len, reverse=True))
+        if re.search(rf"\b(?:and|plus|&|as well as|along with|together with)\s+(?:the\s+|all\s+(?:the\s+)?|other\s+)?"
+                     rf"(?:{names})s?\s+(?:codes?|services|visits)\b", text, re.IGNORECASE):
+            found.append(f)
+    return found
+
+
 def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
     """Read one question (already cleaned) and its detected codes into a QuestionPlan; misspelled planner words are
     read as meant first (`respelled`).
@@ -1932,6 +1955,10 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         # "APCM vs 99490": a family named in words (none of its codes written) is compared by its members
         worded = [f for f in load_families() if f.key in detection.families and not set(f.codes) & set(named)]
         named += tuple(c for f in worded for c in f.codes if c not in named and c in detection.codes)
+    if named:
+        # "99484 and the collaborative care codes": a family added to the written code by name is asked too
+        named += tuple(c for f in _families_added(text, detection) for c in f.codes
+                       if c not in named and c in detection.codes)
     family = _levels_asked(text, detection) or tuple(c for c in detection.codes if c not in detection.explicit)
     focus = len(named or family)
     # "Why does 99214 pay more than 99213?" compares two codes, "Why is 27447 higher in a facility?" two settings,
@@ -2025,6 +2052,7 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
                         minutes=asked_minutes(text) if focus == 1 else None,
                         components=components,
                         extreme=extreme, coinsurance=coinsurance, patient_share=patient_share, practitioner=practitioner,
+                        screening=bool(re.search(r"\bscreening\b", text, re.IGNORECASE)),
                         nonpar=nonpar, same_session=same_session, units_one_day=units_one_day,
                         units_alternatives=units_alternatives, part_share=part_share, sequestration=sequestration,
                         threshold=threshold, cf_year=cf_year,

@@ -16,6 +16,7 @@ from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.figures import FigureKind
 from carenav_core.chat.pipeline import prepare
 from carenav_core.codes.detect import detect
+from carenav_core.codes.families import load_families
 from carenav_core.pfs.factors import gpci_rows
 from tests.chat.test_question_classes import said
 from tests.chat.test_session19_classes import _national as _row
@@ -209,3 +210,38 @@ def test_units_of_one_code_billed_with_another_each_month(backends):
                 and " + " in f.codes[0]]
     each = _row(prepared, "99490", 2026).payment_nonfac + 2 * _row(prepared, "99439", 2026).payment_nonfac
     assert total.value == 6 * each and total.counts == (6,)
+
+
+def test_a_code_and_a_family_added_by_name_are_both_asked(backends):
+    """"99484 and the collaborative care codes" showed 99484 alone: a written code narrowed the answer to itself."""
+    prepared = prepare("BHI codes 2026: 99484 and the collaborative care codes", backends, today=TODAY)
+    bhi = next(f for f in load_families() if f.key == "BHI")
+    assert set(bhi.codes) <= set(prepared.plan.focus_codes)
+    assert prepare("What does 99490 (chronic care management) pay in 2026?", backends,
+                   today=TODAY).plan.focus_codes == ("99490",)
+
+
+@pytest.mark.parametrize("cy, patient", [(2026, Decimal("0.15")), (2022, Decimal("0.20"))])
+def test_a_polyp_removed_at_a_screening_colonoscopy_lowers_the_coinsurance(backends, cy, patient):
+    """45385 after a screening colonoscopy was split 80/20 "once the deductible is met"; the law waives the deductible
+    and sets the coinsurance at 15% in 2023-2026 (CAA 2021 section 122)."""
+    prepared = prepare(f"If a polyp is removed during a screening colonoscopy in {cy}, what's the patient's "
+                       "coinsurance on 45385?", backends, today=TODAY)
+    row = _row(prepared, "45385", cy)
+    (split,) = [f for f in prepared.figures if f.kind is FigureKind.COINSURANCE and f.setting == "non-facility"
+                and f"CY{cy}" in f.label]
+    medicare = (row.payment_nonfac * (1 - patient)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+    assert split.value == medicare and split.inputs[1] == row.payment_nonfac - medicare
+    assert f"the patient's {patient * 100:.0f}% coinsurance is ${row.payment_nonfac - medicare:,}" in said(prepared)
+    assert "with no Part B deductible" in said(prepared)
+    # without "screening" the same code is the usual 80/20
+    plain = prepare(f"What's the patient's coinsurance on 45385 in {cy}?", backends, today=TODAY)
+    assert all("80% / patient 20%" in f.label for f in plain.figures if f.kind is FigureKind.COINSURANCE)
+
+
+def test_cost_sharing_of_an_unpaid_preventive_code_is_said(backends):
+    """"Does cost sharing apply to G0009?" (status X) stated the status and nothing on cost sharing."""
+    prepared = prepare("Does cost sharing apply to pneumococcal vaccine administration G0009?", backends, today=TODAY)
+    text = said(prepared)
+    assert "G0009 is a pneumococcal shot's administration, a preventive service with no coinsurance" in text
+    assert "(status X)" in text
