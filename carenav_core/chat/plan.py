@@ -1971,7 +1971,9 @@ def plan_question(text: str, detection: Detection, today: date) -> QuestionPlan:
         not asked_modifier(text)
     # "Did the facility PE RVU of 99213 drop in 2026?", "Did 99490's payment change in 2025?": a change of a value in
     # one year is a change from the year before
-    changed_in = bool((_DID.search(text) or _WAS.search(text)) and _MOVED_OVER_TIME.search(text)) and \
+    # "Does the 2026 efficiency adjustment cut 99214's work RVU?": a present-tense question with one year asks the same
+    does_in_year = bool(re.search(r"\b(?:does|do|will|would)\b", text, re.IGNORECASE)) and len(years) == 1
+    changed_in = bool((_DID.search(text) or _WAS.search(text) or does_in_year) and _MOVED_OVER_TIME.search(text)) and \
         bool(detection.codes) and asked_cf_change(text) is None and \
         _about_values(text) and not (_COMPARE.search(text) and focus > 1)
     if (reasons or changed_in) and since is None and len(years) == 1:

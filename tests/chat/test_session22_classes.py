@@ -245,3 +245,14 @@ def test_cost_sharing_of_an_unpaid_preventive_code_is_said(backends):
     text = said(prepared)
     assert "G0009 is a pneumococcal shot's administration, a preventive service with no coinsurance" in text
     assert "(status X)" in text
+
+
+def test_a_present_tense_question_of_a_change_in_one_year(backends):
+    """"Does the 2026 efficiency adjustment cut 99214's work RVU?" showed the 2026 row and no answer."""
+    prepared = prepare("Does the 2026 efficiency adjustment cut 99214's work RVU?", backends, today=TODAY)
+    before, after = _row(prepared, "99214", 2025).work_rvu, _row(prepared, "99214", 2026).work_rvu
+    text = said(prepared)
+    if before == after:
+        assert f"99214's work RVU did not change from CY2025 to CY2026: it is {after}" in text
+    else:
+        assert "99214's work RVU" in text.split("\n")[2] and str(after) in text
