@@ -323,6 +323,9 @@ def _volume(figure: Figure) -> str:
     else:
         what = f"add up to {figure.value} {figure.setting}s"
     code = f"({figure.codes[0]})" if " + " in figure.codes[0] else figure.codes[0]
+    if figure.how.startswith("one patient over"):       # each code its own count: the arithmetic is in `how`
+        return (f"{'In CY' + year.group(1) + stage + ', ' if year else ''}{figure.codes[0]} ({figure.how}) {what} "
+                f"{figure.label}.")
     return (f"{'In CY' + year.group(1) + stage + ', ' if year else ''}{services:,} × {code}{how} {what} "
             f"({services:,} × {each}) {figure.label}.")
 

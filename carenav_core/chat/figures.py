@@ -14,7 +14,7 @@ from itertools import combinations, pairwise
 from typing import Sequence
 
 from carenav_core.chat.plan import THERAPY_ASSISTANT_FROM, Intent, QuestionPlan, Setting
-from carenav_core.codes.families import load_families, payment_unit
+from carenav_core.codes.families import ONCE_PER_EPISODE, PERIODIC_UNITS, load_families, payment_unit
 from carenav_core.pfs.pricer import DIAGNOSTIC_MPPR, diagnostic_cuts, surgical_blocks
 from carenav_core.pfs.rows import UNPAID_STATUS, ValuationRow, modifier_rows, payment  # noqa: F401 (UNPAID_STATUS re-exported)
 
@@ -523,7 +523,8 @@ def _volumes(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Figure]:
         if not row.in_focus or row.hcpcs not in plan.focus_codes or row.status in UNPAID_STATUS or \
                 (not plan.named_codes and row.global_days == "ZZZ"):
             continue
-        services, how = volume.services(payment_unit(row.hcpcs) == "per calendar month")
+        services, how = volume.services(payment_unit(row.hcpcs) in PERIODIC_UNITS,
+                                        payment_unit(row.hcpcs) == ONCE_PER_EPISODE)
         units = dict(plan.units).get(row.hcpcs, 1)        # "plus 2 units of 99439 each": each patient bills two
         if units > 1:
             services, how = services * units, f"{how + ' × ' if how else ''}{units} units each"
@@ -655,8 +656,22 @@ def _volume_totals(figures: list[Figure], rows: Sequence[ValuationRow], plan: Qu
     for (label, place, setting), parts in _by_row_and_setting(figures).items():
         codes = tuple(f.codes[0] for f in parts)
         base = {f.counts[0] // units.get(f.codes[0], 1) for f in parts}     # the payments each code bills per unit
-        if set(codes) != set(plan.named_codes) or len(base) != 1 or \
-                _alternatives([chosen[c] for c in codes if c in chosen]):
+        if set(codes) != set(plan.named_codes) or _alternatives([chosen[c] for c in codes if c in chosen]):
+            continue
+        if len(base) != 1:
+            # one patient's span of codes billed on different units ("a year of RPM: 99453, 99454, 99457": the set-up
+            # once, the others each period): each code's own count, added up
+            if plan.volume is None or plan.volume.noun not in ("patients",) or plan.volume.count != 1 or units:
+                continue
+            names = [f"{f.counts[0]} × {f.codes[0]}" if f.counts[0] > 1 else f.codes[0] for f in parts]
+            amounts = " + ".join(f"{f.counts[0]} × ${f.inputs[0]:,}" if f.counts[0] > 1 else f"${f.inputs[0]:,}"
+                                 for f in parts)
+            value = sum((f.value for f in parts), Decimal(0))
+            totals.append(Figure(kind=FigureKind.VOLUME, setting=setting, codes=(" + ".join(names),), rows=(label,),
+                                 label=f"[computed: {' + '.join(names)}, {_short(label)}]", inputs=(value,),
+                                 value=value, percent=None, place=place, counts=(1,),
+                                 how=f"one patient over {plan.volume.months} months, each code as often as it is "
+                                     f"billed: {amounts}"))
             continue
         services = base.pop()
         names = [f"{units[c]} × {c}" if units.get(c, 1) > 1 else c for c in codes]
@@ -958,7 +973,8 @@ def _qp_differences(rows: Sequence[ValuationRow], plan: QuestionPlan) -> list[Fi
                 continue
             value = _cents(qp[i] - other[i])
             if plan.volume is not None:     # "how much more would 1,000 99214 visits bring in for a QP": at the volume
-                n, how = plan.volume.services(payment_unit(row.hcpcs) == "per calendar month")
+                n, how = plan.volume.services(payment_unit(row.hcpcs) in PERIODIC_UNITS,
+                                              payment_unit(row.hcpcs) == ONCE_PER_EPISODE)
                 figures.append(Figure(kind=FigureKind.DIFFERENCE, label=f"[computed: {n} × {_name(row)} QP − "
                                       f"non-QP, {_short(row.label)}]", codes=(f"{n:,} × {_name(row)} at the QP CF",
                                                                             f"{n:,} × {_name(row)} at the non-QP CF"),

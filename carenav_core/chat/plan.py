@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from carenav_core.codes import Detection
-from carenav_core.codes.families import load_families
+from carenav_core.codes.families import PERIODIC_UNITS, load_families, payment_unit
 from carenav_core.codes.procedures import READING_VERB, named_procedures
 
 YEAR = re.compile(r"(?<![\w.$,-])(?:CY\s?|FY\s?)?(20[1-3]\d)(?![\w]|[.,]\d|-\d)", re.IGNORECASE)
@@ -639,7 +639,7 @@ class Volume:
                 f" for {self.weeks} weeks" if self.weeks else f" for {self.months} months" if self.months else "")
         return f"{self.count:,} {self.noun}{rate}{span}"
 
-    def services(self, monthly: bool) -> tuple[int, str]:
+    def services(self, monthly: bool, once: bool = False) -> tuple[int, str]:
         """How many payments the volume bills, and how (for the sentence): a rate times the span's periods; a
         yearly count (or a count over a span) of patients of a code paid per calendar month, once per patient per
         month; otherwise the count itself (one payment each)."""
@@ -660,8 +660,11 @@ class Volume:
             return self.count * weeks, (f"{self.count:,} a week × {weeks} weeks" if self.weeks or months else "")
         if self.per == "year" and months > 12:
             return self.count * (months // 12), f"{self.count:,} a year × {months // 12} years"
+        if once and self.noun in _PEOPLE:     # RPM set-up (99453): once per patient's episode of care, not a month
+            return self.count, f"{self.count:,} patient{'s' * (self.count != 1)}, once per episode of care"
         if monthly and months and self.noun in _PEOPLE:
-            return self.count * months, f"{self.count:,} patients each billed once a calendar month × {months} months"
+            who = "1 patient billed" if self.count == 1 else f"{self.count:,} patients each billed"
+            return self.count * months, f"{who} once a calendar month × {months} months"
         return self.count, ""
 
 
@@ -714,6 +717,8 @@ _WHOLE_YEAR = re.compile(r"\b(?:over|across|during|throughout|for)\s+(?:all\s+of
 # a service billed once every month for one patient ("billed every month", "each month", "monthly")
 _EVERY_MONTH = re.compile(r"\b(?:bill(?:ed|s|ing)?|paid|furnished|provided)\s+(?:every|each|once\s+(?:a|per|each))\s+"
                           r"(?:calendar\s+)?month\b|\bbill(?:ed|s|ing)?\s+monthly\b", re.IGNORECASE)
+_ONE_PATIENT = re.compile(r"\b(?:per|for|of|with|each)\s+(?:one|a|an|each|a\s+single|1)\s+(?:single\s+)?"
+                          r"(?:patient|beneficiary|pt|enrollee)\b|\bper[- ]patient\b", re.IGNORECASE)
 _YEARLY = re.compile(r"\b(?:annual(?:ly|i[sz]ed)?|yearly|(?:a|per|each|every)\s+(?:year|yr)|per annum)\b|/\s*yr\b",
                      re.IGNORECASE)
 # Words between a count and its noun that show the count is not of the noun ("3 chronic conditions of patients",
@@ -842,6 +847,11 @@ def asked_volume(text: str, codes: tuple[str, ...] = (), written: tuple[str, ...
     if _EVERY_MONTH.search(text) and (_YEARLY.search(text) or _span_months(text)) and \
             not re.search(r"\d[\d,]*\s+(?:patients|beneficiaries|people|members|visits|services)\b", text, re.IGNORECASE):
         return Volume(count=1, noun="services", per="month", months=_span_months(text) or 12)
+    # "a year of RPM for one patient", "99490 per patient per year": one patient over the span, each code billed as
+    # its payment unit says (a month's codes each month, a set-up once)
+    if _ONE_PATIENT.search(text) and (_YEARLY.search(text) or _span_months(text)) and \
+            any(payment_unit(c) in PERIODIC_UNITS for c in codes):
+        return Volume(count=1, noun="patients", months=_span_months(text) or 12)
     # "a dozen 99497s", "twelve 99213 visits": a count written in words, as digits
     text = _WORD_COUNT.sub(lambda m: str(_WORD_NUMBERS[" ".join(m.group(1).lower().split())]), text)
     # "30 99213s", "200 99497's": a count of a code written in the plural counts its services (unless two codes are

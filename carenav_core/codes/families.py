@@ -28,15 +28,17 @@ class _FamilyEntry(BaseModel):
                                                   "one of them for a service or period, never their sum.")
     ranked_apart: list[str] = Field([], description="Member codes of another kind than the family's name (G2211 among "
                                                     "the office visits), left out when the family's codes are ranked.")
+    code_units: dict[str, str] = Field({}, description="What one payment of a member covers where members differ "
+                                                        "(RPM: 99453 'once per episode of care', 99454 'per 30 days').")
     shared_names: list[str] = Field([], description="Names several families answer to together (\"care management\" "
                                                     "is CCM, PCM, APCM, TCM and BHI): each names every family listing it, "
                                                     "where no longer family name is written.")
 
     @model_validator(mode="after")
     def _levels_are_members(self) -> "_FamilyEntry":
-        stray = [c for c in (*self.levels, *self.ranked_apart) if c not in self.codes]
+        stray = [c for c in (*self.levels, *self.ranked_apart, *self.code_units) if c not in self.codes]
         if stray:
-            raise ValueError(f"levels or ranked_apart name codes that are not members: {stray}")
+            raise ValueError(f"levels, ranked_apart or code_units name codes that are not members: {stray}")
         return self
 
     @field_validator("codes")
@@ -68,6 +70,7 @@ class Family:
     alternatives: bool = False       # its base codes are billed one at a time (levels, complexities), never summed
     ranked_apart: tuple[str, ...] = ()   # members of another kind, left out of the family's rankings (G2211)
     shared_names: tuple[str, ...] = ()   # "care management": names this family with the others that list it
+    code_units: tuple[tuple[str, str], ...] = ()    # a member's own payment unit where members differ (RPM, RTM)
 
 
 def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ...]:
@@ -75,7 +78,8 @@ def parse_families(text: str, source: str = "families.toml") -> tuple[Family, ..
     return tuple(Family(key=key, name=parsed.name, synonyms=tuple(parsed.synonyms), codes=tuple(parsed.codes),
                         reference=parsed.reference, definition=parsed.definition, payment_unit=parsed.payment_unit,
                         levels=tuple(parsed.levels), alternatives=parsed.alternatives,
-                        ranked_apart=tuple(parsed.ranked_apart), shared_names=tuple(parsed.shared_names))
+                        ranked_apart=tuple(parsed.ranked_apart), shared_names=tuple(parsed.shared_names),
+                        code_units=tuple(parsed.code_units.items()))
                  for key, parsed in keyed_tables(text, source, "family", _FamilyEntry))
 
 
@@ -85,6 +89,15 @@ def load_families(path: Path = FAMILIES_FILE) -> tuple[Family, ...]:
     return parse_families(path.read_text(encoding="utf-8"), source=str(path))
 
 
+# payment units billed once a period: a patient billed every period of a span is billed once each
+PERIODIC_UNITS = frozenset({"per calendar month", "per 30 days"})
+ONCE_PER_EPISODE = "once per episode of care"
+
+
 def payment_unit(hcpcs: str) -> str:
-    """What one payment of `hcpcs` covers: its family's unit ("per calendar month"), else "per service"."""
-    return next((f.payment_unit for f in load_families() if hcpcs in f.codes), "per service")
+    """What one payment of `hcpcs` covers: its own unit in its family (RPM's 99453 "once per episode of care"), its
+    family's unit ("per calendar month"), else "per service"."""
+    for f in load_families():
+        if hcpcs in f.codes:
+            return dict(f.code_units).get(hcpcs, f.payment_unit)
+    return "per service"

@@ -256,3 +256,21 @@ def test_a_present_tense_question_of_a_change_in_one_year(backends):
         assert f"99214's work RVU did not change from CY2025 to CY2026: it is {after}" in text
     else:
         assert "99214's work RVU" in text.split("\n")[2] and str(after) in text
+
+
+@pytest.mark.parametrize("question", [
+    "What does Medicare pay for a year of RPM for one patient with 99453, 99454 and 99457 in 2026?",
+    "Annual RPM revenue per patient in 2026: 99453, 99454 and 99457",
+])
+def test_a_year_of_monitoring_for_one_patient_bills_the_set_up_once(backends, question):
+    """"A year of RPM for one patient" computed nothing; the set-up (99453) is billed once per episode of care, the
+    device supply (99454, each 30 days) and management (99457, a calendar month) each month."""
+    from carenav_core.codes.families import payment_unit
+    assert payment_unit("99453") == "once per episode of care" and payment_unit("99454") == "per 30 days"
+    prepared = prepare(question, backends, today=TODAY)
+    (total,) = [f for f in prepared.figures if f.kind is FigureKind.VOLUME and f.setting.startswith("non-facility")
+                and " + " in f.codes[0]]
+    pay = {c: _row(prepared, c, 2026).payment_nonfac for c in ("99453", "99454", "99457")}
+    assert total.value == pay["99453"] + 12 * pay["99454"] + 12 * pay["99457"]
+    assert total.codes == ("99453 + 12 × 99454 + 12 × 99457",)
+    assert f"bring in ${total.value:,} at the national non-facility payment" in said(prepared)
