@@ -7,9 +7,8 @@ Texas") they are that state's city; so is a city whose name [city] gives to anot
 import pytest
 
 from carenav_core.pfs.gpci import STATE_CODES
-from carenav_core.pfs.locality import directory
-from carenav_core.pfs.places import (_distance, _index, find_places_in, load_cities_with_state, load_city_aliases,
-                                     load_county_states)
+from carenav_core.pfs.places import find_places_in, load_cities_with_state, load_city_aliases, load_county_states
+from tests.pfs.test_places_cities import county_problems
 
 # the names chosen by hand (data/places.toml); the rest are data/census_places.toml's
 HAND_PICKED = {"BEND", "READING", "MOBILE", "ALLEN", "ALBANY", "PORTLAND", "RICHMOND", "SPRINGFIELD", "TOWSON",
@@ -34,24 +33,9 @@ def test_every_census_county_of_a_city_is_in_the_county_table():
 
 
 def test_every_state_and_county_is_in_the_cms_county_file(fee_db):
-    book = directory(fee_db)
-    problems = []
-    for cy in sorted(book.gpci):
-        index = _index(tuple(book.localities(cy)), tuple(book.county_areas(cy)))
-        listed_in = {}
-        for county, rows in index.counties.items():
-            for state, _ in rows:
-                listed_in.setdefault(state, set()).add(county)
-        for city, state, county in _entries():
-            if county in listed_in.get(state, ()):
-                continue
-            if state not in index.rest_of_state:
-                problems.append((cy, city, state, county, "not listed and no rest-of-state row"))
-            # a near miss of a listed county may be a typo in a hand-picked entry; the Census ones are real counties
-            # (Dallam, TX beside Dallas), checked against the 2020 Census list when the file was made
-            elif city in HAND_PICKED and (near := [c for c in listed_in.get(state, ()) if _distance(county, c, 1) <= 1]):
-                problems.append((cy, city, state, county, f"not listed; near {near}"))
-    assert problems == []
+    # a near miss of a listed county may be a typo in a hand-picked entry; the Census ones are real counties (Dallam,
+    # TX beside Dallas), checked against the 2020 Census list when the file was made
+    assert county_problems(fee_db, _entries(), near_checked=lambda city: city in HAND_PICKED) == []
 
 
 @pytest.mark.parametrize("form", ["{city}, {code}", "{city} {code}", "{city}, {name}", "{city} {name}"])
