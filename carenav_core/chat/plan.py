@@ -1788,7 +1788,12 @@ def _about_values(text: str) -> bool:
     """A change question about the codes' values ("Has G0556 changed?", "Did 99490's payment drop?"), not about a
     rule ("Did CMS change the supervision rule for APCM?": a topic beyond the codes, no value word)."""
     return bool(_VALUE_WORDS.search(text) or not _topical(_CHANGE_WORDS.sub(" ", text))) and \
-        not _RULE_TOPIC.search(text)
+        not _RULE_TOPIC.search(_RULE_DOCUMENT.sub(" ", text))
+
+
+# a rulemaking document named ("the 2026 rule", "the final rule"): the agent of a change, not a rule topic
+_RULE_DOCUMENT = re.compile(r"\b(?:(?:CY\s*)?\d{4}|final|proposed|PFS)\s+(?:(?:PFS|final|proposed)\s+)*rules?\b",
+                            re.IGNORECASE)
 
 
 def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, reasons: bool = False,

@@ -274,3 +274,12 @@ def test_a_year_of_monitoring_for_one_patient_bills_the_set_up_once(backends, qu
     assert total.value == pay["99453"] + 12 * pay["99454"] + 12 * pay["99457"]
     assert total.codes == ("99453 + 12 × 99454 + 12 × 99457",)
     assert f"bring in ${total.value:,} at the national non-facility payment" in said(prepared)
+
+
+def test_the_rule_named_as_the_agent_of_a_change_is_no_rule_topic(backends):
+    """"Will the 2026 rule lower 27447's payment?" was read as a question about a rule topic: no change computed."""
+    prepared = prepare("Will the 2026 rule lower 27447's payment?", backends, today=TODAY)
+    before, after = _row(prepared, "27447", 2025).payment_fac, _row(prepared, "27447", 2026).payment_fac
+    assert f"from ${before:,} to ${after:,}" in said(prepared)
+    rule = prepare("Did the 2026 final rule change the supervision rule for APCM?", backends, today=TODAY)
+    assert not any(f.kind is FigureKind.CHANGE for f in rule.figures)
