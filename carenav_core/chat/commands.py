@@ -85,11 +85,11 @@ def _print(event: ChatEvent) -> None:
 def _print_end(done: Answer) -> None:
     # the notes the app shows beside the answer, on standard output too (a reader of the printed answer sees "both
     # are in the same locality" or "ZIP codes are not mapped"), each once and not when the prose already says it
-    notes = [w.message for w in dict.fromkeys(done.warnings) if " ".join(w.message.split()) not in
-             " ".join(done.text.split())]
+    said = " ".join(done.text.split())
+    notes = dict.fromkeys(w.message for w in done.warnings if " ".join(w.message.split()) not in said)
     if notes:
         print("\n\nNotes:")
-        for note in dict.fromkeys(notes):
+        for note in notes:
             print(f"  - {note}")
     print("\n\nSources cited:")
     for source in done.cited:

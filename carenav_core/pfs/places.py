@@ -34,6 +34,7 @@ _EXPLICIT = (re.compile(r"\bMAC\s*#?\s*(\d{4,5})\W+(?:LOCALITY|LOC)\s*#?\s*(\d{1
 _STATE_SUFFIX = re.compile(r",\s*([A-Z]{2})\b")           # on the original text: "King County, WA"
 _POSTAL_AFTER_COUNTY = re.compile(r"\s+([A-Z]{2})\b(?![\w'’-])")      # "Pierce County WA" (no comma)
 _COUNTY = re.compile(r"((?:[A-Z][A-Z']*\s+){1,3})(?:COUNTY|CNTY|PARISH)\b")
+_POSTAL_CODES = frozenset(STATE_CODES.values())
 _SKIP_PIECES = {"REST", "NORTHERN", "SOUTHERN", "SUBURBS", "CNTY", "CNTYS"}
 
 
@@ -292,6 +293,15 @@ def _state_after(text: str, end: int, original: str) -> str | None:
     return None
 
 
+def _state_or_code_after(text: str, end: int, original: str) -> str | None:
+    """A state named right after a place (`_state_after`), or its postal code in capitals without a comma ("Pierce
+    County WA", "Bend OR")."""
+    state = _state_after(text, end, original)
+    if state is None and (code := _POSTAL_AFTER_COUNTY.match(original, end)) and code.group(1) in _POSTAL_CODES:
+        state = code.group(1)
+    return state
+
+
 def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
     """Counties named before "County": the longest run of the words before it that the crosswalk lists ("Miami-Dade
     County" is listed as DADE, "pay in Prince George's County" as PRINCE GEORGE'S); only when no run is listed does
@@ -299,17 +309,15 @@ def _county_hits(text: str, original: str, index: _Index) -> list[_Hit]:
     hits = []
     for m in _COUNTY.finditer(text):
         words = m.group(1).split()
-        state = _state_after(text, m.end(), original)
-        if state is None and (code := _POSTAL_AFTER_COUNTY.match(original, m.end())) and \
-                code.group(1) in set(STATE_CODES.values()):
-            state = code.group(1)           # "Pierce County WA": a postal code right after "County" is its state
+        state = _state_or_code_after(text, m.end(), original)      # "Pierce County, WA", "Pierce County WA"
         runs = [" ".join(words[-size:]).rstrip(".") for size in range(len(words), 0, -1)]
         listed = next((run for run in runs if any(state in (None, s) for s, _ in index.counties.get(run, []))), None)
         if listed is None and state is None:
             # "Whatcom County" with no state: a county name only one state has (2020 Census) is that state's
-            known = next((run for run in runs if run in load_county_states()), None)
-            if known is not None and len(load_county_states()[known]) == 1:
-                runs, state = [known], load_county_states()[known][0]
+            county_states = load_county_states()
+            known = next((run for run in runs if run in county_states), None)
+            if known is not None and len(county_states[known]) == 1:
+                runs, state = [known], county_states[known][0]
         county = listed or runs[-1]
         places, how = _county_places(county, state, index)
         if places:
@@ -653,10 +661,7 @@ def _city_with_state_hits(text: str, original: str, index: _Index, cities) -> li
             if not spots:
                 continue
             end = run[-1].end()
-            state = _state_after(text, end, original)
-            if state is None:
-                code = re.compile(r"\s+([A-Z]{2})(?![A-Za-z])").match(original, end)
-                state = code.group(1) if code and code.group(1) in set(STATE_CODES.values()) else None
+            state = _state_or_code_after(text, end, original)
             found = [p for st, county in spots if st == state for p in _county_places(county, st, index)[0]]
             if found:
                 hits.append(_Hit(start=run[0].start(), end=end, places=tuple(dict.fromkeys(found)),
