@@ -27,7 +27,8 @@ from carenav_core.chat.figures import (LIMITING_OF_FEE, MAX_PLACES_COMPARED, MEA
 from carenav_core.chat.glossary import GLOSSARY_KIND
 from carenav_core.chat.guard import check_sentence
 from carenav_core.chat.indicators import INDICATOR_KIND
-from carenav_core.chat.plan import (ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, Intent, QuestionPlan, Setting,
+from carenav_core.chat.plan import (ASKS_DECISION, ASKS_RULE, COMMENTS, COUNT_WORDS, MOST_CHANGE, RULE_ITEM, Intent,
+                                    QuestionPlan, Setting,
                                     asks_biggest_step, asks_when_moved, asks_which_year,
                                     listed)
 from carenav_core.chat.prepared import Prepared
@@ -1194,7 +1195,11 @@ def _clean(text: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {w.lower() for w in _WORD.findall(text)} - _STOP
+    """The words of `text` that say something, lower case; an acronym's plural also as the acronym ("RHCs": rhcs,
+    rhc), so "RHC" in a question matches "RHCs" in the rule."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    words |= {m.group(1).lower() for m in _ACRONYM.finditer(text) if m.group(2)}
+    return words - _STOP
 
 
 _CONNECTORS = frozenset("of and for the & in".split())
@@ -1269,6 +1274,10 @@ _ASKS_CORRECTIONS = re.compile(r"\b(?:correction\w*|corrected|corrects|correctin
                                r"erratum|typo\w*)\b", re.IGNORECASE)
 _ERROR_TOLD = re.compile(r"\b(?:inadvertently|(?:typographical|technical) errors?|incorrect(?:ly)?|"
                          r"should have (?:read|been|stated)|we (?:are )?correct(?:ing|ed)?)\b", re.IGNORECASE)
+# a correction's summary of one error, by where it was: "On page 97767, we inadvertently made a typographical error"
+_ERROR_PLACED = re.compile(r"(?:On|In) pages? \d")
+# a footnote printed as its own paragraph: "228 U.S. Department of Health and Human Services, Request for ..."
+_FOOTNOTE_ENTRY = re.compile(r"\d{1,3} [A-Z]")
 _RVU_VALUE = re.compile(r"\bwork RVUs? (?:of|for|to)\b|\b\d+\.\d{2}\b")
 
 
@@ -1291,6 +1300,9 @@ _CODE_LIST_ITEM = re.compile(r"(?:\(\s*\d+\s*\)|\+\+?)\s*[A-Z0-9]{5}\b[^()]*\(co
 _DECIDED = re.compile(r"\bwe are finaliz|\bwe (?:have )?finalized\b|\bafter consideration of (?:the )?public comments\b",
                       re.IGNORECASE)
 _PROPOSED_ONLY = re.compile(r"\bwe (?:had )?proposed\b|\bwe are proposing\b", re.IGNORECASE)
+# A sentence that recounts an earlier rule ("In the CY 2021 PFS final rule (85 FR 84639), we finalized ...", "For CY
+# 2015 (79 FR 67715 through 67730), we ...") is background: what the quoting rule itself did answers first.
+_EARLIER_RULE = re.compile(r"^(?:In|For|Beginning (?:in|with)|Since|Starting (?:in|with))\s+(?:the\s+)?CY\s*(\d{4})\b")
 
 
 def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], evidence: Evidence,
@@ -1313,7 +1325,7 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
         for position, piece, theirs in speakers(source):
             text = _clean(piece)
             if len(text.split()) < 8 or len(text) > 400 or not want.search(text) or theirs != commenters or \
-                    _CODE_LIST_ITEM.search(text):
+                    _CODE_LIST_ITEM.search(text) or _FOOTNOTE_ENTRY.match(text):
                 continue
             named = codes & set(re.findall(r"\b[A-Z0-9]{5}\b", text))
             words = _words(text)
@@ -1325,21 +1337,29 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             specific = (every & words) | spelled
             if len(specific & terms.family) > 1:    # a family's name written out is one match, not one a word
                 specific = (specific - terms.family) | {min(specific & terms.family)}
-            basis = _basis(text, codes, want is VALUATION_WORDS, bool(named))
+            earlier = _EARLIER_RULE.search(text)
+            earlier = bool(earlier and source.rule.startswith("CY ") and earlier.group(1) < source.rule[3:7])
+            # how an earlier rule valued a code is not the basis of the quoting rule's value
+            basis = 0.0 if earlier else _basis(text, codes, want is VALUATION_WORDS, bool(named))
             if not terms.procedure and _BOILERPLATE.search(text):
                 continue
             told = 3 * bool(terms.corrections and _ERROR_TOLD.search(text))
+            told += 2 * bool(terms.corrections and _ERROR_PLACED.match(text))    # "On page 97767, we inadvertently"
             # what CMS finalized, in words of the question ("... to permit RHCs and FQHCs ..."), answers a rule
             # question even when it names no code and repeats one of its words
-            decision = source.kind == "final rule" and not commenters and want is not VALUATION_WORDS and \
-                bool(_DECIDED.search(text))
+            # (for a valuation question, a decision on the values: "we are finalizing the proposed values for the
+            # 10 CCM/CCCM/PCM codes" answers "What did the CY2022 rule do for CCM valuation?" naming no code)
+            decision = source.kind == "final rule" and not commenters and bool(_DECIDED.search(text)) and \
+                not _EARLIER_RULE.search(text)
             if not (named or len(specific) >= 2 or (specific and (basis or told or decision))) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
             # in a final rule, what CMS decided answers before what it had proposed
-            if source.kind == "final rule" and not commenters:
+            if source.kind == "final rule" and not commenters and not earlier:
                 voice += 2 if _DECIDED.search(text) else -1 if _PROPOSED_ONLY.search(text) else 0
+                # "What did the CY2022 rule do for ...?": what that rule decided answers it
+                voice += (4 if terms.decision_asked else 2 if terms.rule_asked else 0) if _DECIDED.search(text) else 0
             # A code written in the question weighs 3; members of a named family (the question did not write
             # them) count once, so a list of family codes does not outrank the question's own words.
             asked = subject or terms.written
@@ -1347,6 +1367,9 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0
             score = len(specific) + len(own & words) + len(spelled) + coded + voice + basis + about + told
+            score -= 3 if earlier else 0
+            # "What is the hybrid payment RFI about?": the sentences of the RFI's own section answer it
+            score += 2 if terms.item and RULE_ITEM.search(source.heading) else 0
             found.append(_Candidate(score=score - 0.1 * rank, position=position, text=text, source=source,
                                     commenters=commenters))
     if terms.rules and terms.rule_asked:    # "... in the CY 2022 rule": that rule answers, when it says anything
@@ -1396,6 +1419,35 @@ def _chosen(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> 
             continue
         taken.append(words)
         chosen.append(candidate)
+    return chosen
+
+
+# A decision that points back at the proposal without saying it ("we are finalizing our proposal as proposed")
+_AS_PROPOSED = re.compile(r"\bfinalizing (?:our|this|these|the) (?:proposals?|proposed (?:values|\w+ RVUs?))\b",
+                          re.IGNORECASE)
+
+
+_PROPOSAL = re.compile(r"\b(?:we|and|CMS) (?:had )?proposed\b|\bwe are proposing\b", re.IGNORECASE)
+
+
+def _with_proposal(chosen: list[_Candidate], candidates: list[_Candidate], limit: int) -> list[_Candidate]:
+    """`chosen` with, right after a decision that finalizes "our proposal as proposed", what the same rule says was
+    proposed (its best-scored "we proposed ..." sentence), when none is chosen yet: the decision alone does not say
+    what was decided."""
+    for n, decided in enumerate(chosen[:limit]):
+        if not (_DECIDED.search(decided.text) and _AS_PROPOSED.search(decided.text)):
+            continue
+        rule = decided.source.title
+        if any(_PROPOSAL.search(c.text) and c.source.title == rule for c in chosen):
+            return chosen
+        proposal = next((c for c in candidates if c.source.title == rule and _PROPOSAL.search(c.text)
+                         and not _DECIDED.search(c.text) and c not in chosen), None)
+        if proposal is None:
+            return chosen
+        paired = chosen[:n + 1] + [proposal] + chosen[n + 1:]
+        while len(paired) > max(limit, 2):      # the lowest-ranked other sentence makes room for the pair
+            paired.remove(next(c for c in reversed(paired) if c is not decided and c is not proposal))
+        return paired
     return chosen
 
 
@@ -1493,6 +1545,8 @@ class Terms:
     acronyms: frozenset[str] = frozenset()  # acronyms the question writes ("RHC": rhc, rhcs)
     rules: frozenset[str] = frozenset()     # the rules of the years the question asks ("CY 2022"), as titles name them
     rule_asked: bool = False                # the question names a rule document ("the CY 2022 rule"), not only a year
+    decision_asked: bool = False            # the question asks what CMS decided ("What did CMS finalize for ...?")
+    item: bool = False                      # the question asks about a request for information or comment solicitation
     corrections: bool = False               # the question asks what a correction corrected ("What did it fix?")
     procedure: bool = False                 # the question asks about rulemaking procedure (waivers, good cause)
 
@@ -1525,6 +1579,8 @@ def _terms(prepared: Prepared) -> Terms:
                  spelled=frozenset(initialisms(prepared.question)), acronyms=frozenset(acronyms(prepared.question)),
                  rules=frozenset(f"CY {year}" for year in prepared.plan.years),
                  rule_asked=bool(ASKS_RULE.search(prepared.question)) or prepared.plan.comments,
+                 decision_asked=bool(ASKS_DECISION.search(prepared.question)),
+                 item=bool(RULE_ITEM.search(prepared.question)),
                  corrections=bool(_ASKS_CORRECTIONS.search(prepared.question)),
                  procedure=bool(_ASKS_PROCEDURE.search(prepared.question)),
                  written=frozenset(prepared.plan.named_codes))
@@ -1684,7 +1740,7 @@ class DeterministicWriter:
         focus = prepared.plan.focus_codes
         chosen = _covering(candidates, focus, limit, taken) if \
             Intent.HOW_VALUED in prepared.plan.intents and 2 <= len(focus) <= limit else \
-            _chosen(candidates, limit, taken)
+            _with_proposal(_chosen(candidates, limit, taken), candidates, limit)
         if not chosen and naming:       # nothing on valuation: what the rule text says of the codes themselves
             chosen = _chosen(_candidates(prepared.sources, Terms(asked=frozenset(), family=frozenset()), codes,
                                          evidence, naming), 2, taken)

@@ -90,6 +90,7 @@ class Source:
     url: str
     codes: tuple[str, ...] = ()
     role: str = ""                 # rule text: cms_text | cms_response | comment_summary (retrieval/chunk.py)
+    heading: str = ""              # rule text: the section headings above the paragraph ("G. ... > 3. Request for ...")
 
     @property
     def rule(self) -> str:

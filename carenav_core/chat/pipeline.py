@@ -35,8 +35,9 @@ from carenav_core.chat.figures import (NO_COST_SHARING, POLYP_NOTE, SECOND_PROCE
                                       nonpar_figures, periop_figures, practitioner_figures, second_procedure_figures,
                                       timeless_codes, year_cf_is_proposed)
 from carenav_core.chat.indicators import indicator_facts, meaning_sources
-from carenav_core.chat.plan import (ASKS_RULE, PAY_WORDS, THERAPY_ASSISTANT_FROM, WHY, Intent, QuestionPlan,
-                                    asked_indicators, asked_pos, listed, narrowed_by_descriptor, plan_question)
+from carenav_core.chat.plan import (ASKS_DECISION, ASKS_RULE, PAY_WORDS, THERAPY_ASSISTANT_FROM, WHY, Intent,
+                                    QuestionPlan, asked_indicators, asked_pos, listed, narrowed_by_descriptor,
+                                    plan_question)
 from carenav_core.chat.guard import GuardedSentence, OutputGuard
 from carenav_core.chat.prepared import Prepared
 from carenav_core.chat.glossary import glossary_sources, term_source
@@ -59,7 +60,7 @@ from carenav_core.pfs.places import find_places_in, priced_places
 from carenav_core.pfs.rows import UNPAID_STATUS, ConversionFactor, ValuationRow, modifier_rows
 from carenav_core.pfs.valuation import first_final_years, newest_final_cy, value
 from carenav_core.retrieval.progress import index_progress, progress_note
-from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve
+from carenav_core.retrieval.search import Hit, SearchResult, code_cited, merge, retrieve, section_decisions
 
 log = logging.getLogger(__name__)
 MAX_QUESTION = 2000          # characters used for detection, retrieval and the prompt
@@ -79,7 +80,7 @@ def clean_question(question: str) -> tuple[str, tuple[WarningEvent, ...]]:
 
 def source_of(hit: Hit) -> Source:
     return Source(label=hit.label, title=hit.title, kind=hit.kind, published=hit.published, text=hit.text,
-                  url=hit.url, codes=hit.codes, role=hit.role)
+                  url=hit.url, codes=hit.codes, role=hit.role, heading=hit.heading)
 
 
 def years_to_show(plan: QuestionPlan, settings_years: int, today: date) -> int:
@@ -404,6 +405,30 @@ _AMOUNT_ASKED = re.compile(r"\bhow much\b|\bwhat (?:does|do|did|will|would) (?:M
 
 
 _WORDS = re.compile(r"[A-Za-z]{2,}")     # a word to search for ("2026?" alone has none)
+# "What did the May 2025 correction notice fix?": a correction document asked what it corrected. Its summary of
+# errors says "On page 97767, we inadvertently made a typographical error ..." in none of the question's words, so
+# the search adds the words such a summary is written in.
+_CORRECTION_DOCUMENT = re.compile(r"\b(?:corrections?(?!\s+(?:factors?|for)\b)|correcting (?:amendment|document)s?|"
+                                  r"errat(?:a|um))\b", re.IGNORECASE)
+_ASKS_WHAT_CORRECTED = re.compile(r"\b(?:what|which|list|fix(?:ed|es)?|chang\w*|errors?|mistakes?|typos?)\b",
+                                  re.IGNORECASE)
+CORRECTION_WORDS = "inadvertently made errors on page"
+
+
+def search_text(text: str) -> str:
+    """What the rule text is searched with: the question, and for one asking what a correction corrected, the words
+    a summary of errors is written in.
+
+    >>> search_text("What did the May 2025 correction notice fix?").endswith(CORRECTION_WORDS)
+    True
+    >>> search_text("What did CMS finalize for APCM?")
+    'What did CMS finalize for APCM?'
+    """
+    if _CORRECTION_DOCUMENT.search(text) and _ASKS_WHAT_CORRECTED.search(text):
+        return f"{text} {CORRECTION_WORDS}"
+    return text
+
+
 # words that name nothing to look up on their own ("pay?", "what is the rate", "Medicare fee schedule payment")
 _GENERIC_WORDS = frozenset("""pay pays paid payment payments rate rates price prices cost costs amount amounts
     how much what whats is are the a an does do for of in please tell me show give and or it this that""".split())
@@ -966,7 +991,10 @@ def _sources(backends: Backends, text: str, detection: Detection) -> SearchResul
     if not detection.codes and (not _WORDS.search(text) or _follow_up(text)):
         # "?", "2026?": nothing to search for; "and in 2024?": a follow-up whose subject is elsewhere (_no_code_note)
         return SearchResult(hits=(), warnings=())
-    retrieved = retrieve(backends.store, text, RETRIEVE_K, ("rules",))
+    retrieved = retrieve(backends.store, search_text(text), RETRIEVE_K, ("rules",))
+    if ASKS_DECISION.search(text) and not retrieved.weak:
+        # the decision closing the sections the best paragraphs come from (often ranked below their comments)
+        retrieved = merge(retrieved, section_decisions(backends.store, retrieved))
     if not detection.codes:
         return retrieved
     shown = frozenset(h.chunk_id for h in retrieved.hits)

@@ -93,6 +93,9 @@ _PAYABLE = re.compile(r"\bpayable\b|\b(?:still\s+)?(?:active|valid|in use|around
                       r"\bstill\s+(?:exist|exists|billable|covered|paid)\b", re.IGNORECASE)
 _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|concurrent\w*|together|alongside|"
                         r"billed|unless|if)\b", re.IGNORECASE)
+# "What did CMS finalize for ...?", "What did the CY2022 rule decide ...?": a question about CMS's decision
+ASKS_DECISION = re.compile(r"\b(?:finali[sz]\w*|decid\w*|decision|settled on|end(?:ed)? up (?:with|doing)|"
+                           r"what did (?:CMS|the (?:\w+ ){0,3}rule) do)\b", re.IGNORECASE)
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)
 # "total" of a procedure's name ("a total hip replacement") or of a measure ("total RVUs") asks for no sum
@@ -1791,6 +1794,9 @@ def _about_values(text: str) -> bool:
         not _RULE_TOPIC.search(_RULE_DOCUMENT.sub(" ", text))
 
 
+# a part of a rule that only the rule text describes: a request for information, a comment solicitation
+RULE_ITEM = re.compile(r"\b(?:RFIs?|requests? for information|comment solicitations?|solicit(?:ed|ing|ation of) "
+                        r"(?:public )?comments?)\b", re.IGNORECASE)
 # a rulemaking document named ("the 2026 rule", "the final rule"): the agent of a change, not a rule topic
 _RULE_DOCUMENT = re.compile(r"\b(?:(?:CY\s*)?\d{4}|final|proposed|PFS)\s+(?:(?:PFS|final|proposed)\s+)*rules?\b",
                             re.IGNORECASE)
@@ -1803,7 +1809,7 @@ def _intents(text: str, codes: int, years: tuple[int, ...], since: int | None, r
     """`codes`: how many codes the answer is about; `written`: they are written out (not a family's members);
     `counted`: a written code is billed more than once ("two units of 99498"), which makes a total; `rows_answer`: the
     question prices a volume ("100 patients a month") or the gap between a row's settings, which the rows answer."""
-    if not codes:
+    if not codes or RULE_ITEM.search(text):    # "What is the APCM hybrid payment RFI about?": the rule text answers
         return (Intent.POLICY,)
     found = []
     if _asks_definition(text):

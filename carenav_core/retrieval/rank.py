@@ -39,7 +39,7 @@ from carenav_core.settings import PROJECT_ROOT
 K1, B = 1.2, 0.75
 RANKER_FILE = PROJECT_ROOT / "data" / "retrieval_ranker.toml"
 # A paragraph where CMS states its decision (a PostgreSQL regular expression, matched case-insensitively).
-_DECISION = r"after consideration of (the )?public comments|we are finaliz"
+DECISION = r"after consideration of (the )?public comments|we are finaliz"
 
 FEATURES = ("bm25", "vector", "section_bm25", "section_vector", "neighbour_bm25", "decision", "response",
             "names_codes", "misses_codes", "named_rule", "log_words", "summary", "coverage", "section_coverage")
@@ -134,7 +134,7 @@ def lexical_index(conn: Connection, store, collections: tuple[str, ...], version
     with _lock:
         index = cache.get(collections)
         if index is None or index.version != version:
-            rows = conn.execute(_SNAPSHOT, {"collections": list(collections), "decision": _DECISION}).all()
+            rows = conn.execute(_SNAPSHOT, {"collections": list(collections), "decision": DECISION}).all()
             index = cache[collections] = LexicalIndex(rows, version)
     return index
 
