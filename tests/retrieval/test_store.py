@@ -5,6 +5,7 @@ import pytest
 from sqlalchemy import text
 
 from carenav_core.errors import EmbedderMismatchError
+from carenav_core.retrieval.embed import OnnxMiniLM
 from carenav_core.retrieval.store import MIGRATIONS, check_collection, ensure_embedding_column, migrate
 
 EXPECTED_COLUMNS = {
@@ -58,4 +59,4 @@ def test_another_embedder_is_told_to_rebuild_with_force(any_store):
         with pytest.raises(EmbedderMismatchError, match="384-dimensional.*768.*--force"):
             ensure_embedding_column(conn, 768)
         row = conn.execute(text("SELECT embedder, dimension FROM collections WHERE name = 'rules'")).one()
-    assert tuple(row) == ("onnx:all-MiniLM-L6-v2-int8", 384)
+    assert tuple(row) == (OnnxMiniLM.name, 384)

