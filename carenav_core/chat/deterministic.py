@@ -1663,7 +1663,9 @@ class DeterministicWriter:
             return
         if Intent.POLICY in prepared.plan.intents or _comments_first(prepared):  # the rule text answers it first
             yield from self._how_valued(prepared, evidence)
-            yield from self._definitions(prepared)
+            # only the families the question names by their own name: "How do RHCs bill care management after
+            # G0511?" (a name five families share) is not asking what APCM, BHI, CCM, PCM and TCM are
+            yield from self._definitions(prepared, own_names_only=True)
             yield from self._answer(prepared, evidence)
             yield from ("- " + f.sentence() for f in late)
             return
@@ -1713,9 +1715,11 @@ class DeterministicWriter:
         return _chosen(_candidates(prepared.sources, terms, codes, evidence, re.compile(r"\w"), commenters=True,
                                    subject=subject), 2, taken)
 
-    def _definitions(self, prepared: Prepared) -> Iterator[str]:
+    def _definitions(self, prepared: Prepared, own_names_only: bool = False) -> Iterator[str]:
+        named = {f.name for f in load_families() if (phrases := _family_phrases([f.key])) and
+                 phrases.search(prepared.question)} if own_names_only else None
         for source in prepared.sources:
-            if source.kind == DEFINITION_KIND:
+            if source.kind == DEFINITION_KIND and (named is None or source.title in named):
                 yield f"\n{source.text.rstrip('.')} {source.label}."
 
     def _how_valued(self, prepared: Prepared, evidence: Evidence) -> Iterator[str]:

@@ -157,3 +157,16 @@ def test_doctests(module):
     import importlib
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("question, defined", [
+    ("What did CMS finalize for RHC and FQHC care management billing under G0511?", set()),
+    ("How do RHCs bill care management after G0511?", set()),
+    ("Can APCM be billed with CCM in the same month?", {"Advanced primary care management", "Chronic care management"}),
+])
+def test_a_rule_question_defines_only_the_families_it_names(backends, question, defined):
+    """"... care management billing under G0511?" printed the definitions of APCM, BHI, CCM, PCM and TCM (the five
+    families "care management" names together) between the rule text and the G0511 row."""
+    text = said(prepare(question, backends, today=TODAY))
+    shown = {m.group(1) for m in re.finditer(r"^.+ \[Definition: ([^\]]+)\]\.$", text, re.MULTILINE)}
+    assert shown == defined
