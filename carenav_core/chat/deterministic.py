@@ -1349,20 +1349,28 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             # question even when it names no code and repeats one of its words
             # (for a valuation question, a decision on the values: "we are finalizing the proposed values for the
             # 10 CCM/CCCM/PCM codes" answers "What did the CY2022 rule do for CCM valuation?" naming no code)
-            decision = source.kind == "final rule" and not commenters and bool(_DECIDED.search(text)) and \
-                not _EARLIER_RULE.search(text)
-            if not (named or len(specific) >= 2 or (specific and (basis or told or decision))) or \
+            # (a shared "for" or "and" is no match: a decision must share a word that says something)
+            content = specific - _FUNCTION_WORDS
+            asked = subject or terms.written
+            decided = bool(_DECIDED.search(text))
+            # "What did CMS finalize for G2211?": a decision about something else (an MSSP assignment provision
+            # sharing "for" and "and") is not what was asked
+            if terms.decision_asked and decided and not (named & asked or content):
+                continue
+            decision = source.kind == "final rule" and not commenters and decided and not earlier
+            if not (named or len(specific) >= 2 or (specific and (basis or told)) or (content and decision)) or \
                     not passes_guard(_quote(text, source, commenters), evidence):
                 continue
             voice = 1.5 if _CMS_VOICE.search(text) else 0
             # in a final rule, what CMS decided answers before what it had proposed
             if source.kind == "final rule" and not commenters and not earlier:
                 voice += 2 if _DECIDED.search(text) else -1 if _PROPOSED_ONLY.search(text) else 0
-                # "What did the CY2022 rule do for ...?": what that rule decided answers it
-                voice += (4 if terms.decision_asked else 2 if terms.rule_asked else 0) if _DECIDED.search(text) else 0
+                # "What did the CY2022 rule do for ...?": what that rule decided answers it, when it is about what
+                # was asked (names an asked code, or shares a word that says something)
+                if _DECIDED.search(text) and (named & asked or content):
+                    voice += 4 if terms.decision_asked else 2 if terms.rule_asked else 0
             # A code written in the question weighs 3; members of a named family (the question did not write
             # them) count once, so a list of family codes does not outrank the question's own words.
-            asked = subject or terms.written
             coded = 3 * len(named & asked) + min(1, len(named - asked))
             first = min(named, key=text.find) if named else None          # the asked code the sentence names first
             about = 4 if first in subject else 0

@@ -170,3 +170,30 @@ def test_a_rule_question_defines_only_the_families_it_names(backends, question, 
     text = said(prepare(question, backends, today=TODAY))
     shown = {m.group(1) for m in re.finditer(r"^.+ \[Definition: ([^\]]+)\]\.$", text, re.MULTILINE)}
     assert shown == defined
+
+
+def test_a_decision_about_something_else_is_not_quoted_for_a_decision_question():
+    """"What did CMS finalize for G2211 in 2024?" quoted the CY 2024 rule's decision on an MSSP assignment provision,
+    which shares only "for" and "and" with the question (and with G2211's family name)."""
+    from carenav_core.chat.deterministic import Terms, _candidates
+    from carenav_core.chat.evidence import build_evidence
+
+    def source(label, text):
+        return Source(label=label, title="Medicare Program; CY 2024 Payment Policies Under the Physician Fee Schedule",
+                      kind="final rule", published="2023-11-16", text=text, url="")
+    other = source("[FR Doc. 2023-24184 ¶731]", "We are finalizing as proposed that the new provision at § 425.400(c)(1)"
+                   "(viii) would be applicable for use in determining beneficiary assignment for the performance year "
+                   "starting on January 1, 2024, and subsequent performance years.")
+    on_point = source("[FR Doc. 2023-24184 ¶660]", "After consideration of public comments, we are finalizing our "
+                      "proposal to make HCPCS code G2211 separately payable effective January 1, 2024.")
+    sources = (other, on_point)
+    evidence = build_evidence((), sources, (), ())
+    asked = frozenset({"what", "did", "cms", "finalize", "for", "g2211"})
+    terms = Terms(asked=asked, family=frozenset({"and", "add-on", "code", "visit", "complexity"}),
+                  written=frozenset({"G2211"}), decision_asked=True)
+    quoted = [c.source.label for c in _candidates(sources, terms, {"G2211"}, evidence, re.compile(r"\w"))]
+    assert quoted == [on_point.label]
+    # asked without "finalize", the same sentence may still be quoted by its shared words (unchanged behaviour)
+    plain = Terms(asked=asked, family=terms.family, written=terms.written)
+    assert other.label in [c.source.label for c in _candidates(sources, plain, {"G2211"}, evidence,
+                                                                 re.compile(r"\w"))]
