@@ -1431,7 +1431,9 @@ def _chosen(candidates: list[_Candidate], limit: int, taken: list[set[str]]) -> 
 
 
 # A decision that points back at the proposal without saying it ("we are finalizing our proposal as proposed")
-_AS_PROPOSED = re.compile(r"\bfinalizing (?:our|this|these|the) (?:proposals?|proposed (?:values|\w+ RVUs?))\b",
+# ("finalizing our proposal to add APCM services as ..." says what it finalized: not such a decision)
+_AS_PROPOSED = re.compile(r"\bfinalizing (?:(?:our|this|these|the) proposals?(?!\s+(?:to|that|for|of|on)\b)|"
+                          r"(?:the|these) proposed (?:values|\w+ RVUs?)|(?:them|it|this|these) as proposed\b)",
                           re.IGNORECASE)
 
 
@@ -1445,10 +1447,11 @@ def _with_proposal(chosen: list[_Candidate], candidates: list[_Candidate], limit
     for n, decided in enumerate(chosen[:limit]):
         if not (_DECIDED.search(decided.text) and _AS_PROPOSED.search(decided.text)):
             continue
-        rule = decided.source.title
-        if any(_PROPOSAL.search(c.text) and c.source.title == rule for c in chosen):
+        def same_section(c: _Candidate) -> bool:      # the proposal the decision refers to is in its section
+            return (c.source.title, c.source.heading) == (decided.source.title, decided.source.heading)
+        if any(_PROPOSAL.search(c.text) and same_section(c) for c in chosen):
             return chosen
-        proposal = next((c for c in candidates if c.source.title == rule and _PROPOSAL.search(c.text)
+        proposal = next((c for c in candidates if same_section(c) and _PROPOSAL.search(c.text)
                          and not _DECIDED.search(c.text) and c not in chosen), None)
         if proposal is None:
             return chosen
@@ -1724,8 +1727,12 @@ class DeterministicWriter:
                                    subject=subject), 2, taken)
 
     def _definitions(self, prepared: Prepared, own_names_only: bool = False) -> Iterator[str]:
-        named = {f.name for f in load_families() if (phrases := _family_phrases([f.key])) and
-                 phrases.search(prepared.question)} if own_names_only else None
+        """The named families' definitions; with `own_names_only`, of the families the question names by their own
+        name or by a member code it writes (not those a shared name such as "care management" adds)."""
+        written = set(prepared.plan.named_codes)
+        named = {f.name for f in load_families() if written & set(f.codes) or
+                 ((phrases := _family_phrases([f.key])) and phrases.search(prepared.question))} \
+            if own_names_only else None
         for source in prepared.sources:
             if source.kind == DEFINITION_KIND and (named is None or source.title in named):
                 yield f"\n{source.text.rstrip('.')} {source.label}."

@@ -94,7 +94,9 @@ _PAYABLE = re.compile(r"\bpayable\b|\b(?:still\s+)?(?:active|valid|in use|around
 _QUALIFIED = re.compile(r"\b(?:with|when|same (?:month|day|period)|modifiers?|concurrent\w*|together|alongside|"
                         r"billed|unless|if)\b", re.IGNORECASE)
 # "What did CMS finalize for ...?", "What did the CY2022 rule decide ...?": a question about CMS's decision
-ASKS_DECISION = re.compile(r"\b(?:finali[sz]\w*|decid\w*|decision|settled on|end(?:ed)? up (?:with|doing)|"
+# (CMS or a rule deciding: not "medical decision making", not "How do I decide between 99213 and 99214?")
+ASKS_DECISION = re.compile(r"\b(?:finali[sz]\w*|(?:CMS|they|rule|it)\s+(?:\w+\s+)?decid\w*|decided|"
+                           r"(?:CMS'?s?|the|its|their|final) decisions?(?![\s-]+mak)|settled on|"
                            r"what did (?:CMS|the (?:\w+ ){0,3}rule) do)\b", re.IGNORECASE)
 # The question asks about a rule document ("in the CY 2026 rule", "the 2025 correction notice"), not only a year.
 ASKS_RULE = re.compile(r"\b(?:rules?|rulemaking|NPRM|notice|correction|correcting amendment)\b", re.IGNORECASE)

@@ -127,7 +127,9 @@ def _prepare(store: Store, collection: str, force: bool) -> dict[str, str]:
         built_by = conn.execute(text("SELECT embedder FROM collections WHERE name = :c"), {"c": collection}).scalar()
         if built_by and built_by != embedder.name and _offline_upgrade(built_by, embedder.name):
             # a newer release ships another offline model: the stored vectors are the old model's, so every
-            # document is embedded again (as `--force` would); the old vectors serve no question in the meantime
+            # document is embedded again (as `--force` would). Until a document is rewritten, its old vectors are
+            # searched with the new model's question vectors (a fine-tune of the same base model: close, not equal),
+            # and the progress note says the rule text is still indexing.
             log.warning("collection %r was built with %s; re-embedding it with %s", collection, built_by, embedder.name)
             force = True
         ensure_embedding_column(conn, embedder.dimension, force=force)
@@ -227,7 +229,9 @@ def index_chunks(store: Store, collection: str, chunks: Iterable[Chunk], *,
         start_run(store.engine, collection, planned=planned, total=sum(map(len, by_doc.values())) + others)
         try:
             _embed_documents(store, collection, by_doc, changed, digests, progress)
-            removed = _remove(store, collection, set(stored) - set(by_doc)) if remove_missing else ()
+            # (documents whose rows a forced run reset still have chunks: those of a document no longer listed go too)
+            removed = _remove(store, collection, (set(stored) | _chunked(store, collection)) - set(by_doc)) \
+                if remove_missing else ()
         except BaseException as exc:       # recorded, then raised: the run is not complete
             finish_run(store.engine, collection, error=f"{type(exc).__name__}: {exc}"[:500])
             raise
@@ -236,6 +240,13 @@ def index_chunks(store: Store, collection: str, chunks: Iterable[Chunk], *,
                        unchanged_documents=tuple(d for d in by_doc if d not in changed),
                        removed_documents=removed, chunks_embedded=planned,
                        seconds=time.perf_counter() - started)
+
+
+def _chunked(store: Store, collection: str) -> set[str]:
+    """The doc_ids the collection holds chunks of."""
+    with store.engine.connect() as conn:
+        return set(conn.execute(text("SELECT DISTINCT doc_id FROM chunks WHERE collection = :c"),
+                                {"c": collection}).scalars())
 
 
 def _remove(store: Store, collection: str, doc_ids: set[str]) -> tuple[str, ...]:

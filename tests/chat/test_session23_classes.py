@@ -5,6 +5,7 @@ text in the test, never written here."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -197,3 +198,33 @@ def test_a_decision_about_something_else_is_not_quoted_for_a_decision_question()
     plain = Terms(asked=asked, family=terms.family, written=terms.written)
     assert other.label in [c.source.label for c in _candidates(sources, plain, {"G2211"}, evidence,
                                                                  re.compile(r"\w"))]
+
+
+@pytest.mark.parametrize("question, asks", [
+    ("What did CMS decide about G0511 billing by rural health clinics?", True),
+    ("What was the final decision on G2211?", True),
+    ("What was decided for APCM in 2025?", True),
+    ("How do I decide between billing 99213 and 99214?", False),
+    ("How does medical decision making affect choosing 99214?", False),
+    ("Is shared decision-making billable with G0296?", False),
+])
+def test_a_decision_is_asked_when_cms_or_a_rule_decides(question, asks):
+    from carenav_core.chat.plan import ASKS_DECISION
+    assert bool(ASKS_DECISION.search(question)) is asks
+
+
+def test_a_decision_that_says_what_it_finalized_is_not_paired_nor_one_from_another_section():
+    says = _candidate("After consideration of public comments, we are finalizing our proposal to add APCM services as "
+                      "a designated care management service", 9, "CY 2025")
+    elsewhere = replace(_candidate(_PROPOSED, 3), source=replace(_candidate(_PROPOSED, 3).source, heading="other"))
+    decided = _candidate(_DECIDED, 7)
+    assert _with_proposal([says, decided], [says, decided, _candidate(_OTHER_RULE, 2, "CY 2025")], 3) == [says, decided]
+    assert _with_proposal([decided], [decided, elsewhere], 3) == [decided]
+
+
+def test_a_rule_question_keeps_the_definition_of_the_family_of_a_code_it_writes(backends):
+    """Only families a shared name adds are left out: "What did CMS finalize for G2211?" still defines G2211's."""
+    from carenav_core.codes.families import load_families
+    family = next(f.name for f in load_families() if "G2211" in f.codes)
+    text = said(prepare("What did CMS finalize for G2211?", backends, today=TODAY))
+    assert f"[Definition: {family}]." in text

@@ -215,3 +215,19 @@ def test_a_collection_built_by_an_earlier_offline_model_is_embedded_again(any_st
         built_by = conn.execute(text("SELECT embedder FROM collections WHERE name = 'test_upgrade'")).scalar()
     assert built_by == any_store.embedder.name
     assert [h.doc_id for h in exact_search(any_store, "test_upgrade", "food help", 1).hits] == ["upgrade"]
+
+
+def test_a_forced_run_removes_the_chunks_of_a_document_no_longer_listed(any_store):
+    """After the embedder upgrade (or `--force`) reset the documents' rows, a document dropped from the sources still
+    had chunks, with the old model's vectors and no `documents` row: they are removed with the rest."""
+    chunks = [Chunk(doc_id=key, seq=0, label=f"[{key}]", heading=key, text=body, codes=())
+              for key, body in (("kept", "Basic Food (SNAP) helps households with low income buy groceries."),
+                                ("dropped", "COPES pays for in-home personal care for adults."))]
+    index_chunks(any_store, "test_orphans", chunks)
+    with any_store.engine.begin() as conn:
+        conn.execute(text("UPDATE collections SET embedder = 'onnx:all-MiniLM-L6-v2-int8' WHERE name = 'test_orphans'"))
+    report = index_chunks(any_store, "test_orphans", chunks[:1], remove_missing=True)
+    assert report.removed_documents == ("dropped",) and report.chunks_embedded == 1
+    with any_store.engine.connect() as conn:
+        left = conn.execute(text("SELECT DISTINCT doc_id FROM chunks WHERE collection = 'test_orphans'")).scalars()
+        assert list(left) == ["kept"]
