@@ -1364,10 +1364,10 @@ def _candidates(sources: Sequence[Source], terms: Terms, codes: set[str], eviden
             voice = 1.5 if _CMS_VOICE.search(text) else 0
             # in a final rule, what CMS decided answers before what it had proposed
             if source.kind == "final rule" and not commenters and not earlier:
-                voice += 2 if _DECIDED.search(text) else -1 if _PROPOSED_ONLY.search(text) else 0
+                voice += 2 if decided else -1 if _PROPOSED_ONLY.search(text) else 0
                 # "What did the CY2022 rule do for ...?": what that rule decided answers it, when it is about what
                 # was asked (names an asked code, or shares a word that says something)
-                if _DECIDED.search(text) and (named & asked or content):
+                if decided and (named & asked or content):
                     voice += 4 if terms.decision_asked else 2 if terms.rule_asked else 0
             # A code written in the question weighs 3; members of a named family (the question did not write
             # them) count once, so a list of family codes does not outrank the question's own words.
@@ -1437,13 +1437,14 @@ _AS_PROPOSED = re.compile(r"\bfinalizing (?:(?:our|this|these|the) proposals?(?!
                           re.IGNORECASE)
 
 
-_PROPOSAL = re.compile(r"\b(?:we|and|CMS) (?:had )?proposed\b|\bwe are proposing\b", re.IGNORECASE)
+# what was proposed, also as "... and proposed the recommended work values"
+_PROPOSAL = re.compile(_PROPOSED_ONLY.pattern + r"|\b(?:and|CMS) (?:had )?proposed\b", re.IGNORECASE)
 
 
 def _with_proposal(chosen: list[_Candidate], candidates: list[_Candidate], limit: int) -> list[_Candidate]:
-    """`chosen` with, right after a decision that finalizes "our proposal as proposed", what the same rule says was
-    proposed (its best-scored "we proposed ..." sentence), when none is chosen yet: the decision alone does not say
-    what was decided."""
+    """`chosen` with, right after a decision that finalizes "our proposal as proposed", what the same section of the
+    rule says was proposed (its best-scored "we proposed ..." sentence), when none is chosen yet: the decision alone
+    does not say what was decided."""
     for n, decided in enumerate(chosen[:limit]):
         if not (_DECIDED.search(decided.text) and _AS_PROPOSED.search(decided.text)):
             continue
